@@ -1,0 +1,28 @@
+// Two projects: fast unit specs beside the source, and integration specs under test/ that run on
+// a real Kafka broker (started by test/support/global-setup.ts unless KAFKA_BROKERS is set) and
+// the machine's real Redis. NestJS 12 is ESM: jest loads it through require(esm), which needs
+// Node >= 24.9 and --experimental-vm-modules (see package.json "test").
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform,
+      roots: ['<rootDir>/src'],
+      testMatch: ['**/*.spec.ts'],
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      transform,
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      slowTestThreshold: 30,
+    },
+  ],
+};
