@@ -1,0 +1,44 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Kafka } from 'kafkajs';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { ConsumerStatus } from './inbound/consumer-status';
+import { KafkaBatchServer } from './inbound/kafka-batch.server';
+import { ensureTopics } from './kafka/kafka.provider';
+
+/**
+ * Builds and starts the service: the HTTP health endpoints and the Kafka transport. Used by
+ * `main.ts` and by the integration tests, which pass their own config.
+ */
+export async function startApp(config?: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config), { bufferLogs: false });
+  const resolved = app.get(AppConfig);
+  app.useLogger(levelsFrom(resolved.logLevel));
+  if (resolved.kafka.createTopics) await ensureTopics(app.get(Kafka), resolved);
+  app.connectMicroservice(
+    {
+      strategy: new KafkaBatchServer(
+        app.get(Kafka),
+        {
+          groupId: resolved.kafka.groupId,
+          topics: [resolved.topics.userSignedUp],
+          concurrency: resolved.consumer.concurrency,
+          shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+        },
+        app.get(ConsumerStatus),
+      ),
+    },
+    { inheritAppConfig: true },
+  );
+  await app.startAllMicroservices();
+  await app.listen(resolved.httpPort, '0.0.0.0');
+  new Logger('mailbridge').log(`started in ${resolved.mode} mode; health on :${resolved.httpPort}`);
+  return app;
+}
+
+const ORDER = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+function levelsFrom(level: AppConfig['logLevel']) {
+  return ORDER.slice(0, ORDER.indexOf(level) + 1);
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { AppConfig } from './app-config';
+import { EnvironmentVariables, type Mode } from './environment.dto';
+import { ConfigError } from './config.error';
+import { SANDBOX_API_KEY, SANDBOX_PORT, SANDBOX_RELAY_ACCESS_TOKEN } from './sandbox-defaults';
+
+type Env = Record<string, string | undefined>;
+
+/** Defaults that hold in every mode. */
+const COMMON_DEFAULTS: Env = {
+  LOG_LEVEL: 'log',
+  HTTP_PORT: '3000',
+  KAFKA_CLIENT_ID: 'mailbridge',
+  KAFKA_GROUP_ID: 'mailbridge',
+  KAFKA_CREATE_TOPICS: 'false',
+  KAFKA_TOPIC_PARTITIONS: '6',
+  KAFKA_REPLICATION_FACTOR: '-1',
+  TOPIC_USER_SIGNED_UP: 'user.signed_up.v1',
+  TOPIC_CAMPAIGN_SENT: 'email.campaign.sent.v1',
+  TOPIC_DISPATCH_FAILED: 'email.dispatch.failed.v1',
+  TOPIC_DEAD_LETTER: 'mailbridge.dead-letter.v1',
+  VENDOR_RELAY_BASE_URL: 'https://api.tinyemail.com/relay/v1',
+  VENDOR_BASE_URL: 'https://api.tinyemail.com/v1',
+  VENDOR_CONTACTS_PATH: '/contacts',
+  VENDOR_RELAY_TOKEN_FORM: 'bare',
+  VENDOR_ALLOW_INSECURE_HOSTS: '',
+  VENDOR_CONNECT_TIMEOUT_MS: '5000',
+  VENDOR_HEADERS_TIMEOUT_MS: '15000',
+  VENDOR_BODY_TIMEOUT_MS: '15000',
+  SENDER_FROM_NAME: 'mailbridge',
+  DISABLE_TRACKING_LINKS: 'false',
+  CONSUMER_CONCURRENCY: '64',
+  SHUTDOWN_TIMEOUT_MS: '15000',
+};
+
+/** Embedded defaults for `MAILBRIDGE_MODE=local`: a broker and the sandbox on loopback. */
+const LOCAL_DEFAULTS: Env = {
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  KAFKA_CREATE_TOPICS: 'true',
+  VENDOR_RELAY_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}/relay/v1`,
+  VENDOR_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}/v1`,
+  VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_RELAY_ACCESS_TOKEN,
+  VENDOR_API_KEY: SANDBOX_API_KEY,
+  SENDER_FROM_EMAIL: 'hello@mailbridge.local',
+};
+
+/** Variables that may instead name a file holding the value (container secrets). */
+const FILE_VARIABLES = ['VENDOR_RELAY_ACCESS_TOKEN', 'VENDOR_API_KEY'] as const;
+
+/**
+ * Builds the typed configuration from environment variables. Throws one {@link ConfigError}
+ * listing every missing or malformed variable; values are never echoed, so keys stay out of it.
+ */
+export function loadConfig(env: Env): AppConfig {
+  const problems: string[] = [];
+  const raw: Env = { ...COMMON_DEFAULTS };
+  const mode = (env.MAILBRIDGE_MODE ?? 'production') as Mode;
+  if (mode === 'local') Object.assign(raw, LOCAL_DEFAULTS);
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  raw.MAILBRIDGE_MODE = mode;
+  for (const name of FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name]) {
+      problems.push(`${name} and ${name}_FILE are both set; set one`);
+      continue;
+    }
+    try {
+      raw[name] = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      problems.push(
+        `${name}_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+
+  const vars = plainToInstance(EnvironmentVariables, raw);
+  problems.push(...validateSync(vars, { forbidUnknownValues: true }).flatMap(describe));
+  problems.push(...checkInsecureUrls(vars));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return AppConfig.from(vars);
+}
+
+function describe(error: ValidationError): string[] {
+  return Object.values(error.constraints ?? {}).map((message) =>
+    message.startsWith(error.property) ? message : `${error.property}: ${message}`,
+  );
+}
+
+/** Keys must not cross the network in clear text, except to loopback or hosts allowed by name. */
+function checkInsecureUrls(vars: EnvironmentVariables): string[] {
+  const problems: string[] = [];
+  for (const name of ['VENDOR_RELAY_BASE_URL', 'VENDOR_BASE_URL'] as const) {
+    let parsed: URL;
+    try {
+      parsed = new URL(vars[name]);
+    } catch {
+      continue; // already reported by the schema
+    }
+    if (parsed.protocol === 'https:') continue;
+    if (isLoopback(parsed.hostname) || vars.VENDOR_ALLOW_INSECURE_HOSTS.includes(parsed.hostname)) {
+      continue;
+    }
+    problems.push(
+      `${name} must use https (http is allowed only for loopback or VENDOR_ALLOW_INSECURE_HOSTS)`,
+    );
+  }
+  return problems;
+}
+
+export function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname === '[::1]' ||
+    hostname === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}

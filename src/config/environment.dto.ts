@@ -1,0 +1,164 @@
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
+
+export const MODES = ['local', 'production'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const TOKEN_FORMS = ['bare', 'token-prefix'] as const;
+export type TokenForm = (typeof TOKEN_FORMS)[number];
+
+export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const BROKER_LIST = /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/;
+const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+const url = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+const bool = ({ value }: { value: unknown }): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+/**
+ * Every environment variable mailbridge reads, in one place. Values arrive as strings; the
+ * decorators convert and validate them, and `loadConfig` reports every violation at once.
+ * Defaults that depend on the mode live in `config.loader.ts`.
+ */
+export class EnvironmentVariables {
+  @IsIn(MODES)
+  MAILBRIDGE_MODE!: Mode;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL!: LogLevel;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT!: number;
+
+  @IsNotEmpty({ message: 'KAFKA_BROKERS is required (comma-separated host:port list)' })
+  @Matches(BROKER_LIST, { message: 'KAFKA_BROKERS must be a comma-separated host:port list' })
+  KAFKA_BROKERS!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  KAFKA_CLIENT_ID!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  KAFKA_GROUP_ID!: string;
+
+  @Transform(bool)
+  @IsBoolean()
+  KAFKA_CREATE_TOPICS!: boolean;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  KAFKA_TOPIC_PARTITIONS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(-1)
+  KAFKA_REPLICATION_FACTOR!: number;
+
+  @Matches(TOPIC)
+  TOPIC_USER_SIGNED_UP!: string;
+
+  @Matches(TOPIC)
+  TOPIC_CAMPAIGN_SENT!: string;
+
+  @Matches(TOPIC)
+  TOPIC_DISPATCH_FAILED!: string;
+
+  @Matches(TOPIC)
+  TOPIC_DEAD_LETTER!: string;
+
+  @IsUrl(url, { message: 'VENDOR_RELAY_BASE_URL must be an http(s) URL' })
+  VENDOR_RELAY_BASE_URL!: string;
+
+  @IsUrl(url, { message: 'VENDOR_BASE_URL must be an http(s) URL' })
+  VENDOR_BASE_URL!: string;
+
+  @Matches(/^\/[A-Za-z0-9/_-]*$/, {
+    message: 'VENDOR_CONTACTS_PATH must be a path starting with /',
+  })
+  VENDOR_CONTACTS_PATH!: string;
+
+  @IsNotEmpty({
+    message: 'VENDOR_RELAY_ACCESS_TOKEN (or VENDOR_RELAY_ACCESS_TOKEN_FILE) is required',
+  })
+  VENDOR_RELAY_ACCESS_TOKEN!: string;
+
+  @IsIn(TOKEN_FORMS)
+  VENDOR_RELAY_TOKEN_FORM!: TokenForm;
+
+  @IsNotEmpty({ message: 'VENDOR_API_KEY (or VENDOR_API_KEY_FILE) is required' })
+  VENDOR_API_KEY!: string;
+
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean)
+      : value,
+  )
+  @IsString({ each: true })
+  VENDOR_ALLOW_INSECURE_HOSTS!: string[];
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_CONNECT_TIMEOUT_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_HEADERS_TIMEOUT_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_BODY_TIMEOUT_MS!: number;
+
+  @IsEmail({}, { message: 'SENDER_FROM_EMAIL must be an email address' })
+  SENDER_FROM_EMAIL!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  SENDER_FROM_NAME!: string;
+
+  @IsOptional()
+  @IsEmail({}, { message: 'SENDER_REPLY_TO_EMAIL must be an email address' })
+  SENDER_REPLY_TO_EMAIL?: string;
+
+  @IsOptional()
+  @IsString()
+  SENDER_REPLY_TO_NAME?: string;
+
+  @Transform(bool)
+  @IsBoolean()
+  DISABLE_TRACKING_LINKS!: boolean;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  CONSUMER_CONCURRENCY!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  SHUTDOWN_TIMEOUT_MS!: number;
+}

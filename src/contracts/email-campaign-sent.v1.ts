@@ -1,0 +1,22 @@
+import type { ResultEvent } from './result-event';
+
+export const EMAIL_CAMPAIGN_SENT_V1 = 'email.campaign.sent.v1';
+
+/**
+ * `email.campaign.sent.v1`: the vendor accepted a campaign request that carried the source
+ * event's recipient. Keyed like the source event.
+ */
+export type EmailCampaignSentV1 = ResultEvent<
+  typeof EMAIL_CAMPAIGN_SENT_V1,
+  {
+    sourceEventId: string;
+    sourceEventType: string;
+    template: string;
+    /** The vendor's id for the request that carried this recipient. */
+    requestId: string;
+    message: string;
+    campaignId?: string;
+    /** How many recipients the vendor request carried in all. */
+    recipientCount: number;
+  }
+>;

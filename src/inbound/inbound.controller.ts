@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import type { DispatchOutcome } from '../dispatch/dispatch-outcome';
+import { DispatchService } from '../dispatch/dispatch.service';
+import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
+
+/** The entry point of every consumed record; the transport awaits the returned outcome. */
+@Controller()
+export class InboundController {
+  constructor(private readonly dispatch: DispatchService) {}
+
+  @EventPattern(INBOUND_EVENT)
+  handle(@Payload() message: InboundMessage): Promise<DispatchOutcome> {
+    return this.dispatch.dispatch(message);
+  }
+}

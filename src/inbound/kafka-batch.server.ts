@@ -1,0 +1,161 @@
+import { Logger } from '@nestjs/common';
+import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { isObservable, lastValueFrom } from 'rxjs';
+import type { ConsumerStatus } from './consumer-status';
+import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
+import { PartitionProgress } from './partition-progress';
+
+export interface KafkaBatchServerOptions {
+  groupId: string;
+  topics: string[];
+  /** Records handled at once across all partitions of this instance. */
+  concurrency: number;
+  /** How long a stop waits for in-flight records before abandoning them uncommitted. */
+  shutdownTimeoutMs: number;
+}
+
+const HEARTBEAT_INTERVAL_MS = 3_000;
+const SESSION_TIMEOUT_MS = 30_000;
+
+/**
+ * A Nest transport on kafkajs' `eachBatch`, chosen over the built-in Kafka transport because
+ * mailbridge needs what that one does not give: records of a batch handled concurrently (so many
+ * events can share one vendor request), offsets committed only up to the first record that has
+ * not reached its outcome, and heartbeats sent while vendor calls are still in flight.
+ *
+ * Every configured topic routes to the one `@EventPattern(INBOUND_EVENT)` handler; the handler's
+ * promise settles when the record's outcome is on Kafka, and a rejection leaves it uncommitted:
+ * kafkajs then commits what was resolved, restarts the consumer and redelivers the rest.
+ */
+export class KafkaBatchServer extends Server implements CustomTransportStrategy {
+  override readonly propagatesEventHandlerErrors = true;
+  protected override readonly logger = new Logger(KafkaBatchServer.name);
+  private consumer?: Consumer;
+  private readonly limit: LimitFunction;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly options: KafkaBatchServerOptions,
+    private readonly consumerStatus: ConsumerStatus,
+  ) {
+    super();
+    this.limit = pLimit(options.concurrency);
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    this.start().then(() => callback(), callback);
+  }
+
+  async close(): Promise<void> {
+    const consumer = this.consumer;
+    if (!consumer) return;
+    this.consumer = undefined;
+    this.consumerStatus.markDown('consumer is stopping');
+    // disconnect() waits for in-flight batches, commits what was resolved and leaves the group.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
+    });
+    const result = await Promise.race([
+      consumer.disconnect().then(() => 'done' as const),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      this.logger.warn(
+        'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
+      );
+    } else {
+      this.logger.log('consumer stopped');
+    }
+  }
+
+  on(): never {
+    throw new Error('KafkaBatchServer does not expose transport events; see ConsumerStatus');
+  }
+
+  unwrap<T>(): T {
+    return this.consumer as T;
+  }
+
+  private async start(): Promise<void> {
+    const consumer = this.kafka.consumer({
+      groupId: this.options.groupId,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+    });
+    consumer.on(consumer.events.GROUP_JOIN, () => this.consumerStatus.markJoined());
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.consumerStatus.markDown(`consumer crashed: ${payload.error.name}`);
+      this.logger.error(
+        `consumer crashed (restart: ${String(payload.restart)}): ${payload.error.message}`,
+      );
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.options.topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1_000,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 16,
+      eachBatch: (payload) => this.processBatch(payload),
+    });
+    this.logger.log(`consuming ${this.options.topics.join(', ')} as group ${this.options.groupId}`);
+  }
+
+  private async processBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const handler = this.getHandlerByPattern(INBOUND_EVENT);
+    if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
+    const progress = new PartitionProgress(batch.messages.map((m) => m.offset));
+    let failure: unknown;
+    const heartbeats = setInterval(() => {
+      payload.heartbeat().catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
+    }, HEARTBEAT_INTERVAL_MS);
+    try {
+      await Promise.all(
+        batch.messages.map((message, index) =>
+          this.limit(async () => {
+            // After a failure, a stop or a rebalance, start nothing new: it will be redelivered.
+            if (failure !== undefined || !payload.isRunning() || payload.isStale()) return;
+            try {
+              const inbound = toInbound(batch.topic, batch.partition, message);
+              const outcome: unknown = await handler(inbound, new BaseRpcContext([inbound]));
+              if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
+            } catch (error) {
+              failure ??= error;
+              return;
+            }
+            const committable = progress.complete(index);
+            if (committable !== undefined) payload.resolveOffset(committable);
+          }),
+        ),
+      );
+    } finally {
+      clearInterval(heartbeats);
+    }
+    await payload.commitOffsetsIfNecessary();
+    if (failure !== undefined) throw asError(failure);
+  }
+}
+
+/** Nest's RPC exception filter rethrows handler errors as plain objects; kafkajs wants an Error. */
+function asError(failure: unknown): Error {
+  if (failure instanceof Error) return failure;
+  return new Error(`record handler failed: ${JSON.stringify(failure)}`);
+}
+
+function toInbound(topic: string, partition: number, message: KafkaMessage): InboundMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    timestamp: message.timestamp,
+    key: message.key,
+    value: message.value,
+    headers: message.headers ?? {},
+  };
+}

@@ -1,0 +1,23 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { VendorClient } from './vendor.client';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: VendorClient,
+      inject: [AppConfig],
+      useFactory: (c: AppConfig) => new VendorClient(c.vendor),
+    },
+  ],
+  exports: [VendorClient],
+})
+export class VendorModule implements OnApplicationShutdown {
+  constructor(@Inject(VendorClient) private readonly client: VendorClient) {}
+
+  /** After the consumer stopped (Nest closes transports before this hook). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, Partitioners, type Consumer, type KafkaMessage } from 'kafkajs';
+
+/** The broker of this test run: global-setup's, or the one KAFKA_BROKERS names. */
+export function testBrokers(): string[] {
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!brokers)
+    throw new Error('KAFKA_BROKERS is not set: run the tests through jest (global setup)');
+  return brokers.split(',');
+}
+
+export function testKafka(): Kafka {
+  return new Kafka({
+    clientId: `test-${randomUUID().slice(0, 8)}`,
+    brokers: testBrokers(),
+    logLevel: logLevel.NOTHING,
+  });
+}
+
+/** A name no other test uses, so tests never see each other's topics or groups. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}.${randomUUID().slice(0, 12)}`;
+}
+
+export async function createTopics(
+  kafka: Kafka,
+  topics: string[],
+  numPartitions = 3,
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: topics.map((topic) => ({ topic, numPartitions })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export async function produce(
+  kafka: Kafka,
+  topic: string,
+  messages: Array<{ key?: string; value: string | Buffer; headers?: Record<string, string> }>,
+): Promise<void> {
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  { timeoutMs = 30_000, intervalMs = 50, what = 'condition' } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Collects every record of `topics` from the beginning, until stopped. */
+export class TopicCollector {
+  readonly messages: Array<KafkaMessage & { topic: string }> = [];
+  private consumer?: Consumer;
+
+  constructor(private readonly kafka: Kafka) {}
+
+  async start(topics: string[]): Promise<this> {
+    this.consumer = this.kafka.consumer({ groupId: uniqueName('test-collector') });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics, fromBeginning: true });
+    await this.consumer.run({
+      eachMessage: ({ topic, message }) => {
+        this.messages.push({ ...message, topic });
+        return Promise.resolve();
+      },
+    });
+    return this;
+  }
+
+  json<T>(topic: string): T[] {
+    return this.messages
+      .filter((m) => m.topic === topic)
+      .map((m) => JSON.parse(m.value!.toString()) as T);
+  }
+
+  count(topic: string): number {
+    return this.messages.filter((m) => m.topic === topic).length;
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
