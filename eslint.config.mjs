@@ -37,6 +37,8 @@ export default tseslint.config(
       ...jest.configs['flat/recommended'].rules,
       'jest/no-focused-tests': 'error',
       'jest/no-disabled-tests': 'error',
+      // describe(SomeClass.name) keeps spec titles in step with renames.
+      'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],
       '@typescript-eslint/unbound-method': 'off',
     },
   },

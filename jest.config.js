@@ -3,6 +3,8 @@
 // the machine's real Redis. NestJS 12 is ESM: jest loads it through require(esm), which needs
 // Node >= 24.9 and --experimental-vm-modules (see package.json "test").
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+// Nest and class-transformer read decorator metadata; entry points import this, tests get it here.
+const setupFiles = ['reflect-metadata'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -11,6 +13,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      setupFiles,
       roots: ['<rootDir>/src'],
       testMatch: ['**/*.spec.ts'],
     },
@@ -18,6 +21,7 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      setupFiles,
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.int-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',

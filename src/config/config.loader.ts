@@ -55,6 +55,7 @@ const FILE_VARIABLES = ['VENDOR_RELAY_ACCESS_TOKEN', 'VENDOR_API_KEY'] as const;
  */
 export function loadConfig(env: Env): AppConfig {
   const problems: string[] = [];
+  const unreadable = new Set<string>();
   const raw: Env = { ...COMMON_DEFAULTS };
   const mode = (env.MAILBRIDGE_MODE ?? 'production') as Mode;
   if (mode === 'local') Object.assign(raw, LOCAL_DEFAULTS);
@@ -72,6 +73,7 @@ export function loadConfig(env: Env): AppConfig {
     try {
       raw[name] = readFileSync(file, 'utf8').trim();
     } catch (error) {
+      unreadable.add(name);
       problems.push(
         `${name}_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
@@ -79,7 +81,8 @@ export function loadConfig(env: Env): AppConfig {
   }
 
   const vars = plainToInstance(EnvironmentVariables, raw);
-  problems.push(...validateSync(vars, { forbidUnknownValues: true }).flatMap(describe));
+  const invalid = validateSync(vars, { forbidUnknownValues: true });
+  problems.push(...invalid.filter((e) => !unreadable.has(e.property)).flatMap(describe));
   problems.push(...checkInsecureUrls(vars));
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);

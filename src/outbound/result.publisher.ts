@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { CompressionTypes, Kafka, Partitioners, type IHeaders, type Producer } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 import type { InboundMessage } from '../inbound/inbound-message';
@@ -17,7 +23,7 @@ const PROPAGATED_HEADERS = ['traceparent', 'tracestate', 'correlation-id'];
  * replicas; the idempotent producer keeps broker-side retries from writing duplicates.
  */
 @Injectable()
-export class ResultPublisher implements OnApplicationShutdown {
+export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ResultPublisher.name);
   private readonly producer: Producer;
   private connected?: Promise<void>;
@@ -85,6 +91,12 @@ export class ResultPublisher implements OnApplicationShutdown {
     return headers;
   }
 
+  /** Connect before consuming starts, so the first outcome does not wait for it. */
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  /** Runs after the consumer stopped: Nest closes transports before this hook. */
   async onApplicationShutdown(): Promise<void> {
     if (!this.connected) return;
     await this.producer.disconnect();

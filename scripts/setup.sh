@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One-time machine set-up after `npm install`: the system packages the project needs (Java 17+
+# and Maven for the local Kafka broker), then the Kafka jars (cached in ~/.m2) and a build.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+need=()
+java_ok() { command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|[2-9][0-9])'; }
+java_ok || need+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null || need+=(maven)
+
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+    echo "setup: please install ${need[*]} (needs root and apt-get)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+echo "setup: Kafka jars"
+bash scripts/kafka/kafka.sh fetch
+echo "setup: building"
+npx --no-install nest build
+echo "setup: done (node $(node --version), $(java -version 2>&1 | head -n 1))"

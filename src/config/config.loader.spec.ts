@@ -1,0 +1,138 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from './config.error';
+import { loadConfig } from './config.loader';
+
+const production = {
+  KAFKA_BROKERS: 'kafka-1:9092,kafka-2:9092',
+  VENDOR_RELAY_ACCESS_TOKEN: 'relay-secret-value',
+  VENDOR_API_KEY: 'api-secret-value',
+  SENDER_FROM_EMAIL: 'hello@shop.example',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('loadConfig accepted the environment');
+}
+
+describe(loadConfig.name, () => {
+  it('builds a typed config from a complete production environment', () => {
+    const config = loadConfig(production);
+    expect(config.mode).toBe('production');
+    expect(config.kafka.brokers).toEqual(['kafka-1:9092', 'kafka-2:9092']);
+    expect(config.vendor.relayBaseUrl).toBe('https://api.tinyemail.com/relay/v1');
+    expect(config.vendor.baseUrl).toBe('https://api.tinyemail.com/v1');
+    expect(config.vendor.relayTokenForm).toBe('bare');
+    expect(config.topics.userSignedUp).toBe('user.signed_up.v1');
+    expect(config.kafka.createTopics).toBe(false);
+    expect(config.httpPort).toBe(3000);
+  });
+
+  it('defaults to production, where brokers, keys and sender are required, and lists them all', () => {
+    const problems = problemsOf({});
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('KAFKA_BROKERS'),
+        expect.stringContaining('VENDOR_RELAY_ACCESS_TOKEN'),
+        expect.stringContaining('VENDOR_API_KEY'),
+        expect.stringContaining('SENDER_FROM_EMAIL'),
+      ]),
+    );
+  });
+
+  it('names every malformed variable and never echoes a value', () => {
+    const error = (() => {
+      try {
+        return loadConfig({
+          ...production,
+          KAFKA_BROKERS: 'not a broker list',
+          VENDOR_RELAY_BASE_URL: 'relay.example/v1',
+          HTTP_PORT: 'eighty',
+          VENDOR_RELAY_TOKEN_FORM: 'Bearer',
+        });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as ConfigError).message;
+    for (const name of [
+      'KAFKA_BROKERS',
+      'VENDOR_RELAY_BASE_URL',
+      'HTTP_PORT',
+      'VENDOR_RELAY_TOKEN_FORM',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(text).not.toContain('relay-secret-value');
+    expect(text).not.toContain('api-secret-value');
+    expect(text).not.toContain('relay.example');
+  });
+
+  it('refuses plain http to a non-loopback vendor unless the host is allowed', () => {
+    const env = { ...production, VENDOR_BASE_URL: 'http://vendor.internal/v1' };
+    expect(problemsOf(env)).toEqual([expect.stringContaining('VENDOR_BASE_URL must use https')]);
+    expect(
+      loadConfig({ ...env, VENDOR_ALLOW_INSECURE_HOSTS: 'vendor.internal' }).vendor.baseUrl,
+    ).toBe('http://vendor.internal/v1');
+    expect(
+      loadConfig({ ...production, VENDOR_BASE_URL: 'http://127.0.0.1:8025/v1' }).vendor.baseUrl,
+    ).toBe('http://127.0.0.1:8025/v1');
+  });
+
+  it('reads keys from *_FILE variables, for container secrets', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-config-'));
+    writeFileSync(join(dir, 'relay'), 'from-file-relay\n');
+    writeFileSync(join(dir, 'api'), 'from-file-api');
+    const config = loadConfig({
+      ...production,
+      VENDOR_RELAY_ACCESS_TOKEN: undefined,
+      VENDOR_API_KEY: undefined,
+      VENDOR_RELAY_ACCESS_TOKEN_FILE: join(dir, 'relay'),
+      VENDOR_API_KEY_FILE: join(dir, 'api'),
+    });
+    expect(config.vendor.relayAccessToken).toBe('from-file-relay');
+    expect(config.vendor.apiKey).toBe('from-file-api');
+  });
+
+  it('reports an unreadable key file and a key given twice', () => {
+    const problems = problemsOf({
+      ...production,
+      VENDOR_API_KEY_FILE: '/nonexistent/key',
+      VENDOR_RELAY_ACCESS_TOKEN_FILE: '/nonexistent/relay',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'VENDOR_RELAY_ACCESS_TOKEN and VENDOR_RELAY_ACCESS_TOKEN_FILE are both set; set one',
+        'VENDOR_API_KEY and VENDOR_API_KEY_FILE are both set; set one',
+      ]),
+    );
+    expect(
+      problemsOf({
+        ...production,
+        VENDOR_API_KEY: undefined,
+        VENDOR_API_KEY_FILE: '/nonexistent/key',
+      }),
+    ).toEqual(['VENDOR_API_KEY_FILE cannot be read (ENOENT)']);
+  });
+
+  it('local mode runs on embedded defaults: loopback broker and the sandbox', () => {
+    const config = loadConfig({ MAILBRIDGE_MODE: 'local' });
+    expect(config.kafka.brokers).toEqual(['127.0.0.1:9092']);
+    expect(config.vendor.relayBaseUrl).toBe('http://127.0.0.1:8025/relay/v1');
+    expect(config.kafka.createTopics).toBe(true);
+  });
+
+  it('keeps keys out of JSON renderings of the config', () => {
+    const json = JSON.stringify(loadConfig(production));
+    expect(json).not.toContain('relay-secret-value');
+    expect(json).not.toContain('api-secret-value');
+    expect(json).toContain('[redacted]');
+  });
+});

@@ -1,0 +1,42 @@
+import { parseArgs } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+
+/**
+ * `npm run results -- [--brokers host:port] [--topics a,b]`: prints every result event (and dead
+ * letter) from the beginning of the topics, then follows new ones until Ctrl-C.
+ */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      brokers: { type: 'string', default: '127.0.0.1:9092' },
+      topics: {
+        type: 'string',
+        default: 'email.campaign.sent.v1,email.dispatch.failed.v1,mailbridge.dead-letter.v1',
+      },
+    },
+  });
+  const kafka = new Kafka({
+    clientId: 'mailbridge-results',
+    brokers: values.brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const consumer = kafka.consumer({ groupId: `mailbridge-results-${process.pid}-${Date.now()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topics: values.topics.split(','), fromBeginning: true });
+  await consumer.run({
+    eachMessage: ({ topic, message }) => {
+      console.log(
+        `${topic} key=${message.key?.toString() ?? ''}\n  ${message.value?.toString() ?? ''}`,
+      );
+      return Promise.resolve();
+    },
+  });
+  const stop = () => void consumer.disconnect().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
