@@ -3,6 +3,8 @@
 # foreground. Ctrl-C (or SIGTERM) stops all three and leaves no process behind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The project's Node 24 (node_modules/.bin/node), also when not started through npm.
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 pids=()
 own_broker=false

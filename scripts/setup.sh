@@ -4,6 +4,8 @@
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The project's Node 24 (node_modules/.bin/node), also when not started through npm.
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 need=()
 java_ok() { command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|[2-9][0-9])'; }
