@@ -4,6 +4,8 @@ import { Kafka } from 'kafkajs';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { ConsumerStatus } from './inbound/consumer-status';
+import { DispatchModule } from './dispatch/dispatch.module';
+import { VendorGate } from './dispatch/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
 import { ensureTopics } from './kafka/kafka.provider';
 
@@ -22,9 +24,12 @@ export async function startApp(config?: AppConfig): Promise<INestApplication> {
         app.get(Kafka),
         {
           groupId: resolved.kafka.groupId,
-          topics: [resolved.topics.userSignedUp],
-          concurrency: resolved.consumer.concurrency,
+          topics: resolved.inboundTopics,
+          maxInFlight: resolved.consumer.maxInFlight,
+          commitIntervalMs: resolved.consumer.commitIntervalMs,
           shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+          beforeStop: () => app.get(DispatchModule).drain(),
+          gate: app.get(VendorGate),
         },
         app.get(ConsumerStatus),
       ),

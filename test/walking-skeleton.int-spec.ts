@@ -63,8 +63,9 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
   });
 
   it('sends the welcome campaign as the interface shapes it and publishes the requestId', async () => {
+    const eventId = uniqueName('evt-signup');
     const event = {
-      id: 'evt-signup-0001',
+      id: eventId,
       type: 'user.signed_up.v1',
       time: '2026-11-21T10:00:00Z',
       source: 'accounts',
@@ -95,9 +96,9 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
     expect(request.headers['x-relay-access-token']).toBe(relayToken);
     expect(request.headers['x-api-key']).toBeUndefined();
     expect(request.body).toEqual({
-      subject: 'Welcome aboard, {{FIRST_NAME}}',
+      subject: 'Welcome to Example Shop, {{FIRST_NAME}}',
       body: expect.stringContaining('{{FIRST_NAME}}') as string,
-      preview: 'Your account is ready.',
+      preview: 'Your Example Shop account is ready.',
       campaignId: 'welcome-v1',
       sender: {
         from: { name: 'Example Shop', email: 'hello@shop.example' },
@@ -124,15 +125,17 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
     expect(result).toMatchObject({
       type: 'email.campaign.sent.v1',
       source: 'mailbridge',
-      correlationId: 'evt-signup-0001',
+      correlationId: eventId,
       data: {
-        sourceEventId: 'evt-signup-0001',
+        sourceEventId: eventId,
         sourceEventType: 'user.signed_up.v1',
         template: 'welcome',
         requestId: vendorResponse.requestId,
+        requestIds: [vendorResponse.requestId],
         message: vendorResponse.message,
         campaignId: 'welcome-v1',
         recipientCount: 1,
+        batchRecipientCount: 1,
       },
     });
     const record = collector.messages.find((m) => m.topic === topics.sent)!;

@@ -1,4 +1,10 @@
-import type { EnvironmentVariables, LogLevel, Mode, TokenForm } from './environment.dto';
+import type {
+  EnvironmentVariables,
+  IdempotencyStoreKind,
+  LogLevel,
+  Mode,
+  TokenForm,
+} from './environment.dto';
 
 export interface KafkaConfig {
   brokers: string[];
@@ -13,7 +19,11 @@ export interface KafkaConfig {
 
 export interface TopicsConfig {
   userSignedUp: string;
+  orderPlaced: string;
+  campaignRequested: string;
+  contactListRequested: string;
   campaignSent: string;
+  contactListCreated: string;
   dispatchFailed: string;
   deadLetter: string;
 }
@@ -29,6 +39,32 @@ export interface VendorConfig {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+}
+
+export interface ConsumerConfig {
+  /** Records admitted at once per instance; beyond it, fetching waits. */
+  maxInFlight: number;
+  commitIntervalMs: number;
+  maxEventBytes: number;
+}
+
+export interface BatchingConfig {
+  lingerMs: number;
+  maxRecipients: number;
+  maxBytes: number;
+  contactListWindowMs: number;
+  contactListMaxMembers: number;
+  contactListNamePattern: string;
+  pauseOnVendorFailureMs: number;
+  pauseOnAuthFailureMs: number;
+}
+
+export interface IdempotencyConfig {
+  store: IdempotencyStoreKind;
+  redisUrl: string;
+  ttlSeconds: number;
+  /** How long a started send blocks others from the same event before it counts as abandoned. */
+  claimTtlMs: number;
 }
 
 export interface SenderConfig {
@@ -47,7 +83,9 @@ export class AppConfig {
     readonly topics: TopicsConfig,
     readonly vendor: VendorConfig,
     readonly sender: SenderConfig,
-    readonly consumer: { concurrency: number },
+    readonly consumer: ConsumerConfig,
+    readonly batching: BatchingConfig,
+    readonly idempotency: IdempotencyConfig,
     readonly shutdownTimeoutMs: number,
   ) {}
 
@@ -66,7 +104,11 @@ export class AppConfig {
       },
       {
         userSignedUp: env.TOPIC_USER_SIGNED_UP,
+        orderPlaced: env.TOPIC_ORDER_PLACED,
+        campaignRequested: env.TOPIC_CAMPAIGN_REQUESTED,
+        contactListRequested: env.TOPIC_CONTACT_LIST_REQUESTED,
         campaignSent: env.TOPIC_CAMPAIGN_SENT,
+        contactListCreated: env.TOPIC_CONTACT_LIST_CREATED,
         dispatchFailed: env.TOPIC_DISPATCH_FAILED,
         deadLetter: env.TOPIC_DEAD_LETTER,
       },
@@ -92,9 +134,44 @@ export class AppConfig {
           : undefined,
         disableTrackingLinks: env.DISABLE_TRACKING_LINKS,
       },
-      { concurrency: env.CONSUMER_CONCURRENCY },
+      {
+        maxInFlight: env.CONSUMER_MAX_IN_FLIGHT,
+        commitIntervalMs: env.CONSUMER_COMMIT_INTERVAL_MS,
+        maxEventBytes: env.MAX_EVENT_BYTES,
+      },
+      {
+        lingerMs: env.BATCH_LINGER_MS,
+        maxRecipients: env.BATCH_MAX_RECIPIENTS,
+        maxBytes: env.BATCH_MAX_BYTES,
+        contactListWindowMs: env.CONTACT_LIST_WINDOW_MS,
+        contactListMaxMembers: env.CONTACT_LIST_MAX_MEMBERS,
+        contactListNamePattern: env.CONTACT_LIST_NAME_PATTERN,
+        pauseOnVendorFailureMs: env.PAUSE_ON_VENDOR_FAILURE_MS,
+        pauseOnAuthFailureMs: env.PAUSE_ON_AUTH_FAILURE_MS,
+      },
+      {
+        store: env.IDEMPOTENCY_STORE,
+        redisUrl: env.REDIS_URL,
+        ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+        claimTtlMs: env.IDEMPOTENCY_CLAIM_TTL_MS,
+      },
       env.SHUTDOWN_TIMEOUT_MS,
     );
+  }
+
+  /** Every inbound topic the consumer subscribes to. */
+  get inboundTopics(): string[] {
+    const t = this.topics;
+    return [
+      ...new Set([t.userSignedUp, t.orderPlaced, t.campaignRequested, t.contactListRequested]),
+    ];
+  }
+
+  /** Every topic the service reads or writes. */
+  get allTopics(): string[] {
+    const t = this.topics;
+    const outbound = [t.campaignSent, t.contactListCreated, t.dispatchFailed, t.deadLetter];
+    return [...new Set([...this.inboundTopics, ...outbound])];
   }
 
   /** Keys are replaced so that the object can be logged or inspected safely. */
@@ -102,6 +179,18 @@ export class AppConfig {
     return {
       ...this,
       vendor: { ...this.vendor, relayAccessToken: '[redacted]', apiKey: '[redacted]' },
+      idempotency: { ...this.idempotency, redisUrl: redactUrl(this.idempotency.redisUrl) },
     };
+  }
+}
+
+/** A Redis URL may carry a password: keep the host, drop the credentials. */
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = 'redacted';
+    return url.toString();
+  } catch {
+    return '[unparseable]';
   }
 }

@@ -19,6 +19,9 @@ export type Mode = (typeof MODES)[number];
 export const TOKEN_FORMS = ['bare', 'token-prefix'] as const;
 export type TokenForm = (typeof TOKEN_FORMS)[number];
 
+export const IDEMPOTENCY_STORES = ['memory', 'redis'] as const;
+export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
+
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -76,7 +79,19 @@ export class EnvironmentVariables {
   TOPIC_USER_SIGNED_UP!: string;
 
   @Matches(TOPIC)
+  TOPIC_ORDER_PLACED!: string;
+
+  @Matches(TOPIC)
+  TOPIC_CAMPAIGN_REQUESTED!: string;
+
+  @Matches(TOPIC)
+  TOPIC_CONTACT_LIST_REQUESTED!: string;
+
+  @Matches(TOPIC)
   TOPIC_CAMPAIGN_SENT!: string;
+
+  @Matches(TOPIC)
+  TOPIC_CONTACT_LIST_CREATED!: string;
 
   @Matches(TOPIC)
   TOPIC_DISPATCH_FAILED!: string;
@@ -154,8 +169,75 @@ export class EnvironmentVariables {
   @Type(() => Number)
   @IsInt()
   @Min(1)
-  @Max(10000)
-  CONSUMER_CONCURRENCY!: number;
+  @Max(100000)
+  CONSUMER_MAX_IN_FLIGHT!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  CONSUMER_COMMIT_INTERVAL_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  MAX_EVENT_BYTES!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BATCH_LINGER_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BATCH_MAX_RECIPIENTS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  BATCH_MAX_BYTES!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  CONTACT_LIST_WINDOW_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  CONTACT_LIST_MAX_MEMBERS!: number;
+
+  @Matches(/\{window\}/, { message: 'CONTACT_LIST_NAME_PATTERN must contain {window}' })
+  CONTACT_LIST_NAME_PATTERN!: string;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  PAUSE_ON_VENDOR_FAILURE_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  PAUSE_ON_AUTH_FAILURE_MS!: number;
+
+  @IsIn(IDEMPOTENCY_STORES)
+  IDEMPOTENCY_STORE!: IdempotencyStoreKind;
+
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] },
+    { message: 'REDIS_URL must be a redis:// or rediss:// URL' },
+  )
+  REDIS_URL!: string;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(60)
+  IDEMPOTENCY_TTL_SECONDS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  IDEMPOTENCY_CLAIM_TTL_MS!: number;
 
   @Type(() => Number)
   @IsInt()

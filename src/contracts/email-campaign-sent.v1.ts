@@ -12,11 +12,15 @@ export type EmailCampaignSentV1 = ResultEvent<
     sourceEventId: string;
     sourceEventType: string;
     template: string;
-    /** The vendor's id for the request that carried this recipient. */
+    /** The vendor's id for the request that carried this event's recipient(s). */
     requestId: string;
+    /** All request ids, when the event's recipients needed more than one request. */
+    requestIds: string[];
     message: string;
     campaignId?: string;
-    /** How many recipients the vendor request carried in all. */
+    /** How many of this event's recipients were sent. */
     recipientCount: number;
+    /** How many recipients the vendor request carried in all (shared with other events). */
+    batchRecipientCount: number;
   }
 >;

@@ -1,8 +1,9 @@
+import type { ActionOutcome } from './action.runner';
+
 /**
- * How the handling of one inbound event ended. Each outcome is terminal and visible on Kafka:
- * a result event (`sent`, `failed`, `duplicate` re-publishes the stored one) or a dead letter.
+ * How the handling of one inbound record ended; every case is visible on Kafka: one result
+ * event per template that handles the event type, or one dead letter.
  */
 export type DispatchOutcome =
-  | { kind: 'sent'; requestId: string }
-  | { kind: 'failed'; errorCode: string }
+  | { kind: 'dispatched'; actions: Record<string, ActionOutcome> }
   | { kind: 'dead-lettered'; errorCode: string };

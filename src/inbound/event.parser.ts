@@ -1,30 +1,36 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
+import type { IHeaders } from 'kafkajs';
 import { INBOUND_CONTRACTS, type InboundEvent } from '../contracts/inbound-contracts';
 import { InvalidEventError } from './invalid-event.error';
 import type { InboundMessage } from './inbound-message';
 
-export const MAX_EVENT_BYTES = 256 * 1024;
+/** CloudEvents attributes carried as `ce_` headers in binary mode (Kafka protocol binding). */
+const BINARY_ATTRIBUTES = ['id', 'type', 'source', 'time', 'specversion', 'subject'] as const;
 
 /**
  * Turns a Kafka record into a validated, typed event, or throws {@link InvalidEventError}.
- * This is the one place inbound bytes are trusted into types.
+ * Accepts a plain JSON envelope (`{id, type, time, data}`), a CloudEvents 1.0 structured event
+ * (the same JSON plus `specversion` and `source`), and a CloudEvents binary-mode record
+ * (`ce_*` headers, the value being `data`). This is the one place inbound bytes become types.
  */
-export async function parseEvent(message: InboundMessage): Promise<InboundEvent> {
+export async function parseEvent(message: InboundMessage, maxBytes: number): Promise<InboundEvent> {
   const value = message.value;
   if (!value || value.length === 0) throw new InvalidEventError('UNPARSEABLE', 'empty message');
-  if (value.length > MAX_EVENT_BYTES) {
+  if (value.length > maxBytes) {
     throw new InvalidEventError(
       'OVERSIZED',
-      `message of ${value.length} bytes exceeds ${MAX_EVENT_BYTES}`,
+      `message of ${value.length} bytes exceeds ${maxBytes}`,
     );
   }
-  let plain: unknown;
+  let json: unknown;
   try {
-    plain = JSON.parse(value.toString('utf8'));
+    json = JSON.parse(value.toString('utf8'));
   } catch {
     throw new InvalidEventError('UNPARSEABLE', 'message is not JSON');
   }
+  const binary = header(message.headers, 'ce_specversion') !== undefined;
+  const plain = binary ? fromBinaryMode(message.headers, json) : json;
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new InvalidEventError('UNPARSEABLE', 'message is not a JSON object');
   }
@@ -44,12 +50,27 @@ export async function parseEvent(message: InboundMessage): Promise<InboundEvent>
   return event as InboundEvent;
 }
 
+function fromBinaryMode(headers: IHeaders, data: unknown): Record<string, unknown> {
+  const event: Record<string, unknown> = { data };
+  for (const name of BINARY_ATTRIBUTES) {
+    const value = header(headers, `ce_${name}`);
+    if (value !== undefined) event[name] = value;
+  }
+  return event;
+}
+
+function header(headers: IHeaders, name: string): string | undefined {
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : first.toString();
+}
+
 function describeType(type: unknown): string {
   if (typeof type !== 'string') return '(missing)';
   return /^[a-z0-9_.-]{1,100}$/i.test(type) ? `'${type}'` : '(malformed)';
 }
 
-/** `data.email: email must be an email` style messages: property paths and rules, no values. */
+/** `data.email fails isEmail` style messages: property paths and rules, never values. */
 function flatten(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const path = `${prefix}${error.property}`;

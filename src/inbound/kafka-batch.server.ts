@@ -10,10 +10,16 @@ import { PartitionProgress } from './partition-progress';
 export interface KafkaBatchServerOptions {
   groupId: string;
   topics: string[];
-  /** Records handled at once across all partitions of this instance. */
-  concurrency: number;
+  /** Records handled at once across all partitions of this instance; more wait to be admitted. */
+  maxInFlight: number;
+  /** How often finished offsets are committed (also on rebalance and stop). */
+  commitIntervalMs: number;
   /** How long a stop waits for in-flight records before abandoning them uncommitted. */
   shutdownTimeoutMs: number;
+  /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
+  beforeStop?: () => Promise<void>;
+  /** Consumption pauses while this says closed, and resumes when it opens. */
+  gate?: { onChange(listener: (state: { open: boolean }) => void): void };
 }
 
 const HEARTBEAT_INTERVAL_MS = 3_000;
@@ -27,13 +33,24 @@ const SESSION_TIMEOUT_MS = 30_000;
  *
  * Every configured topic routes to the one `@EventPattern(INBOUND_EVENT)` handler; the handler's
  * promise settles when the record's outcome is on Kafka, and a rejection leaves it uncommitted:
- * kafkajs then commits what was resolved, restarts the consumer and redelivers the rest.
+ * kafkajs then restarts the consumer and redelivers from the last commit.
+ *
+ * kafkajs' auto-commit is off: it would commit after every batch, and on errors. Instead the
+ * offsets of finished records are committed on a timer, when a rebalance starts and on stop,
+ * which keeps commit traffic low and makes "finished but not yet committed" a real, testable
+ * state (a crash there redelivers, and the idempotency store answers from what it recorded).
  */
 export class KafkaBatchServer extends Server implements CustomTransportStrategy {
   override readonly propagatesEventHandlerErrors = true;
   protected override readonly logger = new Logger(KafkaBatchServer.name);
   private consumer?: Consumer;
   private readonly limit: LimitFunction;
+  /** Next offset to commit per `topic|partition`, for records that reached their outcome. */
+  private readonly pending = new Map<
+    string,
+    { topic: string; partition: number; offset: string }
+  >();
+  private commitTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly kafka: Kafka,
@@ -41,7 +58,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     private readonly consumerStatus: ConsumerStatus,
   ) {
     super();
-    this.limit = pLimit(options.concurrency);
+    this.limit = pLimit(options.maxInFlight);
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -53,23 +70,26 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     if (!consumer) return;
     this.consumer = undefined;
     this.consumerStatus.markDown('consumer is stopping');
-    // disconnect() waits for in-flight batches, commits what was resolved and leaves the group.
+    clearInterval(this.commitTimer);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
     });
-    const result = await Promise.race([
-      consumer.disconnect().then(() => 'done' as const),
-      timedOut,
-    ]);
+    const stopping = (async () => {
+      await this.options.beforeStop?.();
+      await consumer.stop(); // returns once in-flight batches have finished
+      await this.commit(consumer);
+      return 'done' as const;
+    })();
+    const result = await Promise.race([stopping, timedOut]);
     clearTimeout(timer);
     if (result === 'timeout') {
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
       );
-    } else {
-      this.logger.log('consumer stopped');
     }
+    await consumer.disconnect();
+    this.logger.log('consumer stopped');
   }
 
   on(): never {
@@ -86,7 +106,19 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     });
-    consumer.on(consumer.events.GROUP_JOIN, () => this.consumerStatus.markJoined());
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      // Offsets of partitions given away are no longer ours to commit.
+      for (const [key, o] of this.pending) {
+        if (!payload.memberAssignment[o.topic]?.includes(o.partition)) this.pending.delete(key);
+      }
+      this.consumerStatus.markJoined();
+    });
+    consumer.on(consumer.events.REBALANCING, () => void this.commit(consumer));
+    this.options.gate?.onChange(({ open }) => {
+      const topics = this.options.topics.map((topic) => ({ topic }));
+      if (open) consumer.resume(topics);
+      else consumer.pause(topics);
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.consumerStatus.markDown(`consumer crashed: ${payload.error.name}`);
       this.logger.error(
@@ -96,9 +128,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topics: this.options.topics, fromBeginning: true });
+    this.commitTimer = setInterval(() => void this.commit(consumer), this.options.commitIntervalMs);
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1_000,
+      autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 16,
       eachBatch: (payload) => this.processBatch(payload),
@@ -130,15 +162,40 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
               return;
             }
             const committable = progress.complete(index);
-            if (committable !== undefined) payload.resolveOffset(committable);
+            if (committable !== undefined) {
+              payload.resolveOffset(committable);
+              this.pending.set(`${batch.topic}|${batch.partition}`, {
+                topic: batch.topic,
+                partition: batch.partition,
+                offset: (BigInt(committable) + 1n).toString(),
+              });
+            }
           }),
         ),
       );
     } finally {
       clearInterval(heartbeats);
     }
-    await payload.commitOffsetsIfNecessary();
-    if (failure !== undefined) throw asError(failure);
+    if (failure !== undefined) {
+      await this.commit(this.consumer);
+      throw asError(failure);
+    }
+  }
+
+  /** Commits the offsets of finished records; a failure is retried on the next tick. */
+  private async commit(consumer: Consumer | undefined): Promise<void> {
+    if (!consumer || this.pending.size === 0) return;
+    const offsets = [...this.pending.values()];
+    this.pending.clear();
+    try {
+      await consumer.commitOffsets(offsets);
+    } catch (error) {
+      for (const o of offsets) {
+        const key = `${o.topic}|${o.partition}`;
+        if (!this.pending.has(key)) this.pending.set(key, o);
+      }
+      this.logger.warn(`offset commit failed, will retry: ${(error as Error).message}`);
+    }
   }
 }
 

@@ -31,10 +31,7 @@ export async function ensureTopics(kafka: Kafka, config: AppConfig): Promise<voi
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const { userSignedUp, campaignSent, dispatchFailed, deadLetter } = config.topics;
-    const missing = [userSignedUp, campaignSent, dispatchFailed, deadLetter].filter(
-      (t) => !existing.has(t),
-    );
+    const missing = config.allTopics.filter((t) => !existing.has(t));
     if (missing.length === 0) return;
     await admin.createTopics({
       waitForLeaders: true,

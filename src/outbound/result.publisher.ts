@@ -5,7 +5,14 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { CompressionTypes, Kafka, Partitioners, type IHeaders, type Producer } from 'kafkajs';
+import {
+  CompressionTypes,
+  Kafka,
+  Partitioners,
+  type IHeaders,
+  type Message,
+  type Producer,
+} from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 import type { InboundMessage } from '../inbound/inbound-message';
 
@@ -14,6 +21,8 @@ export interface OutboundRecord {
   value: object;
   headers?: IHeaders;
 }
+
+const MAX_RECORDS_PER_SEND = 2_000;
 
 /** Headers copied from a source event to everything published on its behalf. */
 const PROPAGATED_HEADERS = ['traceparent', 'tracestate', 'correlation-id'];
@@ -27,6 +36,13 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ResultPublisher.name);
   private readonly producer: Producer;
   private connected?: Promise<void>;
+  private readonly queue: Array<{
+    topic: string;
+    record: OutboundRecord;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  private flushScheduled = false;
 
   constructor(
     @Inject(Kafka) kafka: Kafka,
@@ -42,17 +58,18 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  async publish(topic: string, records: OutboundRecord[]): Promise<void> {
-    await this.connect();
-    await this.producer.send({
-      topic,
-      acks: -1,
-      compression: CompressionTypes.None,
-      messages: records.map((r) => ({
-        key: r.key,
-        value: JSON.stringify(r.value),
-        headers: { 'content-type': 'application/json', ...r.headers },
-      })),
+  /**
+   * Publishes one record. Records published in the same turn of the event loop (the results of
+   * one vendor request resolve together) travel in one produce request.
+   */
+  publish(topic: string, record: OutboundRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ topic, record, resolve, reject });
+      if (this.queue.length >= MAX_RECORDS_PER_SEND) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 
@@ -101,6 +118,34 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     if (!this.connected) return;
     await this.producer.disconnect();
     this.logger.log('producer disconnected');
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const items = this.queue.splice(0);
+    if (items.length === 0) return;
+    const byTopic = new Map<string, Message[]>();
+    for (const { topic, record } of items) {
+      const messages = byTopic.get(topic) ?? [];
+      messages.push({
+        key: record.key,
+        value: JSON.stringify(record.value),
+        headers: { 'content-type': 'application/json', ...record.headers },
+      });
+      byTopic.set(topic, messages);
+    }
+    this.connect()
+      .then(() =>
+        this.producer.sendBatch({
+          acks: -1,
+          compression: CompressionTypes.None,
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+        }),
+      )
+      .then(
+        () => items.forEach((i) => i.resolve()),
+        (error: unknown) => items.forEach((i) => i.reject(error)),
+      );
   }
 
   private connect(): Promise<void> {

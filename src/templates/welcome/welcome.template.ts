@@ -1,38 +1,60 @@
-import type { SenderConfig } from '../../config/app-config';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { USER_SIGNED_UP_V1, type UserSignedUpV1 } from '../../contracts/user-signed-up.v1';
-import type { CampaignTemplate, RenderedCampaign } from '../campaign-template';
+import {
+  EmailTemplate,
+  type CampaignAction,
+  type CampaignContent,
+  type Template,
+} from '../template';
+import { escapeHtml, loadTemplateFiles } from '../template.renderer';
 
 /**
  * The welcome email for a new user. Personal values travel as recipient attributes and are merged
- * by the vendor at `{{KEY}}` placeholders, so every sign-up shares one subject and body.
+ * by the vendor at `{{KEY}}` placeholders, so every sign-up shares one subject and body and so
+ * one vendor request.
  */
-export class WelcomeTemplate implements CampaignTemplate<UserSignedUpV1> {
+@Injectable()
+@EmailTemplate()
+export class WelcomeTemplate implements Template<UserSignedUpV1> {
   readonly name = 'welcome';
   readonly eventType = USER_SIGNED_UP_V1;
+  private readonly content: CampaignContent;
 
-  render(event: UserSignedUpV1, sender: SenderConfig): RenderedCampaign {
+  constructor(config: AppConfig) {
+    const files = loadTemplateFiles(__dirname, 'welcome', ['subject', 'preview', 'body'] as const);
+    const data = { brand: config.sender.from.name };
+    this.content = {
+      subject: files.subject(data),
+      preview: files.preview(data),
+      body: files.body(data),
+      campaignId: 'welcome-v1',
+      sender: {
+        from: config.sender.from,
+        ...(config.sender.replyTo ? { replyTo: config.sender.replyTo } : {}),
+      },
+      disableTrackingLinks: config.sender.disableTrackingLinks,
+    };
+  }
+
+  plan(event: UserSignedUpV1): CampaignAction {
     const { data } = event;
     return {
-      content: {
-        subject: 'Welcome aboard, {{FIRST_NAME}}',
-        preview: 'Your account is ready.',
-        body:
-          '<p>Hello {{FIRST_NAME}},</p>' +
-          '<p>Your {{PLAN}} account is ready. Thank you for signing up.</p>',
-        campaignId: 'welcome-v1',
-        sender: { from: sender.from, ...(sender.replyTo ? { replyTo: sender.replyTo } : {}) },
-        disableTrackingLinks: sender.disableTrackingLinks,
-      },
-      recipient: {
-        name: data.name,
-        email: data.email,
-        attributes: {
-          FIRST_NAME: data.name.split(/\s+/)[0],
-          FULL_NAME: data.name,
-          PLAN: data.plan ?? 'free',
-          USER_ID: data.userId,
+      kind: 'campaign',
+      batchKey: this.name,
+      content: this.content,
+      recipients: [
+        {
+          name: data.name,
+          email: data.email,
+          attributes: {
+            FIRST_NAME: escapeHtml(data.name.split(/\s+/)[0]),
+            FULL_NAME: escapeHtml(data.name),
+            PLAN: escapeHtml(data.plan ?? 'free'),
+            USER_ID: escapeHtml(data.userId),
+          },
         },
-      },
+      ],
     };
   }
 }

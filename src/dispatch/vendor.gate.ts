@@ -1,0 +1,61 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+
+export type GateState = { open: true } | { open: false; reason: 'auth' | 'outage'; until: number };
+
+/**
+ * Closes the way to the vendor when it refuses our keys (401/403) or keeps failing after the
+ * client's own retries, so that consumption pauses instead of turning every event into a
+ * failure or a dead letter. It reopens by itself after the pause; the next failure closes it
+ * again. Waiting actions stay in memory, bounded by the consumer's in-flight limit.
+ */
+@Injectable()
+export class VendorGate {
+  private readonly logger = new Logger(VendorGate.name);
+  private readonly events = new EventEmitter().setMaxListeners(0);
+  private current: GateState = { open: true };
+  private timer?: NodeJS.Timeout;
+
+  get state(): GateState {
+    return this.current;
+  }
+
+  /** Closes the gate for `pauseMs` (extending an earlier close, never shortening it). */
+  trip(reason: 'auth' | 'outage', pauseMs: number, detail: string): void {
+    const until = Date.now() + pauseMs;
+    if (!this.current.open && this.current.until >= until) return;
+    const wasOpen = this.current.open;
+    this.current = { open: false, reason, until };
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.reopen(), pauseMs);
+    if (wasOpen) {
+      const what =
+        reason === 'auth'
+          ? 'vendor refused the credentials; check VENDOR_* keys'
+          : 'vendor keeps failing';
+      this.logger.error(`${what} (${detail}); pausing consumption for ${pauseMs} ms`);
+      this.events.emit('change', this.current);
+    }
+  }
+
+  /** Resolves when the gate is open. */
+  async waitOpen(): Promise<void> {
+    while (!this.current.open) {
+      await new Promise<void>((resolve) => this.events.once('change', () => resolve()));
+    }
+  }
+
+  onChange(listener: (state: GateState) => void): void {
+    this.events.on('change', listener);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+  }
+
+  private reopen(): void {
+    this.current = { open: true };
+    this.logger.log('resuming: trying the vendor again');
+    this.events.emit('change', this.current);
+  }
+}

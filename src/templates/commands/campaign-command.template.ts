@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import {
+  EMAIL_CAMPAIGN_REQUESTED_V1,
+  type EmailCampaignRequestedV1,
+} from '../../contracts/email-campaign-requested.v1';
+import type { CampaignRequest } from '../../vendor/vendor.types';
+import {
+  EmailTemplate,
+  type CampaignAction,
+  type CampaignContent,
+  type Template,
+} from '../template';
+
+/**
+ * Sends a campaign a service asked for, as it asked. Requests with identical content share a
+ * vendor request; the configured sender fills in when the command names none.
+ */
+@Injectable()
+@EmailTemplate()
+export class CampaignCommandTemplate implements Template<EmailCampaignRequestedV1> {
+  readonly name = 'campaign-command';
+  readonly eventType = EMAIL_CAMPAIGN_REQUESTED_V1;
+
+  constructor(private readonly config: AppConfig) {}
+
+  plan(event: EmailCampaignRequestedV1): CampaignAction {
+    const { recipients, ...rest } = event.data as CampaignRequest;
+    const sender = this.config.sender;
+    const content: CampaignContent = {
+      ...rest,
+      sender: rest.sender?.from
+        ? rest.sender
+        : { from: sender.from, ...(sender.replyTo ? { replyTo: sender.replyTo } : {}) },
+    };
+    const batchKey = `${this.name}:${createHash('sha256').update(JSON.stringify(content)).digest('hex')}`;
+    return { kind: 'campaign', batchKey, content, recipients: recipients.to };
+  }
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
+import type { ContactMember } from '../../vendor/vendor.types';
+import { EmailTemplate, type ContactListAction, type Template } from '../template';
+
+/**
+ * Puts every ordering customer into a contact list per time window (by the order's `placedAt`,
+ * so a redelivered order lands in the same window), with the purchase fields the vendor keeps.
+ */
+@Injectable()
+@EmailTemplate()
+export class NewCustomersTemplate implements Template<OrderPlacedV1> {
+  readonly name = 'new-customers';
+  readonly eventType = ORDER_PLACED_V1;
+  private readonly windowMs: number;
+
+  constructor(config: AppConfig) {
+    this.windowMs = Math.max(1, config.batching.contactListWindowMs);
+  }
+
+  plan(event: OrderPlacedV1): ContactListAction {
+    const { customer, orderId, total, currency, placedAt } = event.data;
+    const startMs = Math.floor(Date.parse(placedAt) / this.windowMs) * this.windowMs;
+    const address = customer.address ?? {};
+    const member: ContactMember = {
+      email: customer.email,
+      firstName: customer.firstName,
+      lastName: customer.lastName,
+      phone: customer.phone,
+      company: customer.company,
+      address1: address.address1,
+      address2: address.address2,
+      city: address.city,
+      province: address.province,
+      postalCode: address.postalCode,
+      country: address.country,
+      currency,
+      source: 'mailbridge',
+      tags: ['new-customer'],
+      lastPurchaseOrder: placedAt,
+      lastPurchasePrice: total,
+      latestOrderId: orderId,
+    };
+    return {
+      kind: 'contact-list',
+      mode: 'window',
+      listKey: this.name,
+      window: { start: new Date(startMs), end: new Date(startMs + this.windowMs) },
+      members: [withoutEmptyFields(member)],
+    };
+  }
+}
+
+function withoutEmptyFields(member: ContactMember): ContactMember {
+  return Object.fromEntries(
+    Object.entries(member).filter(([, v]) => v !== undefined && v !== ''),
+  ) as unknown as ContactMember;
+}

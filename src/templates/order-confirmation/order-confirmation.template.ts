@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
+import {
+  EmailTemplate,
+  type CampaignAction,
+  type CampaignContent,
+  type Template,
+} from '../template';
+import { escapeHtml, loadTemplateFiles } from '../template.renderer';
+
+/**
+ * Confirms an order to its customer. The order's own values (id, total, items) are recipient
+ * attributes, so confirmations of many orders share one request.
+ */
+@Injectable()
+@EmailTemplate()
+export class OrderConfirmationTemplate implements Template<OrderPlacedV1> {
+  readonly name = 'order-confirmation';
+  readonly eventType = ORDER_PLACED_V1;
+  private readonly content: CampaignContent;
+
+  constructor(config: AppConfig) {
+    const files = loadTemplateFiles(__dirname, 'order-confirmation', [
+      'subject',
+      'preview',
+      'body',
+    ] as const);
+    const data = { brand: config.sender.from.name };
+    this.content = {
+      subject: files.subject(data),
+      preview: files.preview(data),
+      body: files.body(data),
+      campaignId: 'order-confirmation-v1',
+      sender: {
+        from: config.sender.from,
+        ...(config.sender.replyTo ? { replyTo: config.sender.replyTo } : {}),
+      },
+      disableTrackingLinks: config.sender.disableTrackingLinks,
+    };
+  }
+
+  plan(event: OrderPlacedV1): CampaignAction {
+    const { customer, orderId, total, currency, items, placedAt } = event.data;
+    const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
+    return {
+      kind: 'campaign',
+      batchKey: this.name,
+      content: this.content,
+      recipients: [
+        {
+          name,
+          email: customer.email,
+          attributes: {
+            FIRST_NAME: escapeHtml(customer.firstName),
+            ORDER_ID: escapeHtml(orderId),
+            TOTAL: escapeHtml(total),
+            CURRENCY: escapeHtml(currency),
+            PLACED_AT: escapeHtml(placedAt.slice(0, 10)),
+            ITEM_COUNT: String(items.reduce((n, item) => n + item.quantity, 0)),
+            ITEMS: items
+              .map(
+                (i) =>
+                  `<li>${i.quantity} × ${escapeHtml(i.name)} — ${escapeHtml(i.unitPrice)} ${escapeHtml(currency)}</li>`,
+              )
+              .join(''),
+          },
+        },
+      ],
+    };
+  }
+}

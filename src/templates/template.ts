@@ -1,0 +1,48 @@
+import { DiscoveryService } from '@nestjs/core';
+import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { CampaignRecipient, CampaignRequest, ContactMember } from '../vendor/vendor.types';
+
+/** Everything of a campaign request but its recipients: shared by every event of a batch. */
+export type CampaignContent = Omit<CampaignRequest, 'recipients'>;
+
+/** One or more recipients for a campaign whose content is shared by all events with `batchKey`. */
+export interface CampaignAction {
+  kind: 'campaign';
+  batchKey: string;
+  content: CampaignContent;
+  recipients: CampaignRecipient[];
+}
+
+/**
+ * Members for a contact list. `window` actions gather the members of every event whose time
+ * falls in the same window into one list named after the window; `exact` actions create the
+ * one list they name, on their own.
+ */
+export type ContactListAction =
+  | {
+      kind: 'contact-list';
+      mode: 'window';
+      /** Which family of lists (one per window) the members go to. */
+      listKey: string;
+      window: { start: Date; end: Date };
+      members: ContactMember[];
+    }
+  | { kind: 'contact-list'; mode: 'exact'; name: string; members: ContactMember[] };
+
+export type TemplateAction = CampaignAction | ContactListAction;
+
+/**
+ * A template: a pure mapper from one event type to one vendor action. No I/O, no clock, no
+ * randomness — the same event always plans the same action, which is what makes redelivery safe.
+ * Register one by decorating a provider with `@EmailTemplate()` in its own module; the pipeline
+ * discovers it.
+ */
+export interface Template<E extends InboundEvent = InboundEvent> {
+  /** Stable name: part of idempotency keys and result ids; change it and events resend. */
+  readonly name: string;
+  readonly eventType: E['type'];
+  plan(event: E): TemplateAction;
+}
+
+/** Marks a provider as a template for the registry to find. */
+export const EmailTemplate = DiscoveryService.createDecorator();

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { WelcomeTemplate } from './welcome.template';
+
+@Module({ providers: [WelcomeTemplate] })
+export class WelcomeModule {}
