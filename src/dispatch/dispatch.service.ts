@@ -50,10 +50,12 @@ export class DispatchService {
 
     const rendered = this.welcome.render(event, this.config.sender);
     try {
-      const response = await this.vendor.sendCampaign({
+      // One recipient, so exactly one entry; the batching pipeline replaces this.
+      const [response] = await this.vendor.sendCampaign({
         ...rendered.content,
         recipients: { to: [rendered.recipient] },
       });
+      if (!response.ok) throw response.error;
       const result: EmailCampaignSentV1 = {
         id: resultEventId(EMAIL_CAMPAIGN_SENT_V1, event.id, this.welcome.name),
         type: EMAIL_CAMPAIGN_SENT_V1,
