@@ -37,6 +37,8 @@ export default tseslint.config(
       ...jest.configs['flat/recommended'].rules,
       'jest/no-focused-tests': 'error',
       'jest/no-disabled-tests': 'error',
+      // Specs name their subject as describe(X.name), so a rename cannot leave a stale title.
+      'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],
       '@typescript-eslint/unbound-method': 'off',
     },
   },
