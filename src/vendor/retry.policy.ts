@@ -1,4 +1,4 @@
-import { VendorError } from './vendor.errors';
+import { VendorError, VendorNetworkError } from './vendor.errors';
 
 export interface RetrySettings {
   /** Attempts in all, the first included. */
@@ -77,5 +77,6 @@ export function parseRetryAfter(
 }
 
 function describe(error: VendorError): string {
-  return error.status === undefined ? error.name : `${error.name} ${error.status}`;
+  const detail = error instanceof VendorNetworkError ? error.code : error.status;
+  return detail === undefined ? error.name : `${error.name} ${detail}`;
 }

@@ -31,12 +31,15 @@ export class SecretRedactor {
 
   /** A plain Error with the origin's name, code, message and stack, keys removed. */
   copyError(error: unknown): Error {
-    if (!(error instanceof Error)) return new Error(this.redact(String(error)));
-    const copy = new Error(this.redact(error.message));
-    copy.name = error.name;
-    const code = (error as { code?: unknown }).code;
+    // Duck-typed, not instanceof: errors from node's sockets may come from another realm.
+    if (typeof error !== 'object' || error === null || !('message' in error)) {
+      return new Error(this.redact(String(error)));
+    }
+    const { message, name, code, stack } = error as Partial<Error> & { code?: unknown };
+    const copy = new Error(this.redact(String(message)));
+    copy.name = typeof name === 'string' ? name : 'Error';
     if (typeof code === 'string') Object.assign(copy, { code });
-    copy.stack = error.stack === undefined ? undefined : this.redact(error.stack);
+    copy.stack = typeof stack === 'string' ? this.redact(stack) : undefined;
     return copy;
   }
 }

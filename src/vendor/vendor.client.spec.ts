@@ -301,6 +301,11 @@ describe(VendorClient.name, () => {
       ['socket closed by the peer', () => new errors.SocketError('other side closed')],
       ['ECONNRESET', () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
       ['ECONNREFUSED', () => Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' })],
+      // Node's own socket errors are not `instanceof Error` inside jest's module realm.
+      [
+        'reset from another realm',
+        () => ({ name: 'Error', message: 'read ECONNRESET', code: 'ECONNRESET' }) as Error,
+      ],
     ])('retries after a %s', async (_, make) => {
       failSend(make());
       replySend(200);
