@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -26,6 +26,9 @@ describe('the sandbox inbox page in headless Chromium', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: run scripts/setup-chromium.sh (as root)`);
+    }
     sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY });
     url = await sandbox.listen(0);
     const config = loadConfig({

@@ -178,14 +178,17 @@ describe('VendorClient against the sandbox over loopback', () => {
 
   it('honours an HTTP-date Retry-After', async () => {
     const vendor = await start({
-      statuses: [{ status: 503, share: 0.5, retryAfterSeconds: 1, retryAfterForm: 'http-date' }],
+      statuses: [{ status: 503, share: 0.5, retryAfterSeconds: 2, retryAfterForm: 'http-date' }],
     });
     const to = recipients(20);
+    const started = Date.now();
 
     const result = await vendor.sendCampaign(campaign(to));
 
     expectDeliveredOnce(to, result);
     expect(sandbox.stats.byStatus['503']).toBeGreaterThan(0);
+    // An HTTP-date has whole seconds, so "in 2 s" means at least 1 s from now.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
   it('stops at a wrong key with an auth error and does not hammer the vendor', async () => {
