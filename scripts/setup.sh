@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time machine set-up after `npm install`: the system packages the project needs (Java 17+
-# and Maven for the local Kafka broker), then the Kafka jars (cached in ~/.m2) and a build.
+# and Maven for the local Kafka broker, Chromium for the inbox page test), then the Kafka jars
+# (cached in ~/.m2) and a build.
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,6 +23,8 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+echo "setup: Chromium (for the sandbox inbox page test)"
+bash scripts/setup-chromium.sh
 echo "setup: Kafka jars"
 bash scripts/kafka/kafka.sh fetch
 echo "setup: building"

@@ -39,6 +39,14 @@ export interface VendorConfig {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  retryMaxAttempts: number;
+  retryBaseMs: number;
+  retryCapMs: number;
+  retryAfterMaxMs: number;
+  maxRecipientsPerRequest: number;
+  maxBodyBytes: number;
+  poolConnections: number;
+  chunkConcurrency: number;
 }
 
 export interface ConsumerConfig {
@@ -123,6 +131,14 @@ export class AppConfig {
         connectTimeoutMs: env.VENDOR_CONNECT_TIMEOUT_MS,
         headersTimeoutMs: env.VENDOR_HEADERS_TIMEOUT_MS,
         bodyTimeoutMs: env.VENDOR_BODY_TIMEOUT_MS,
+        retryMaxAttempts: env.VENDOR_RETRY_MAX_ATTEMPTS,
+        retryBaseMs: env.VENDOR_RETRY_BASE_MS,
+        retryCapMs: env.VENDOR_RETRY_CAP_MS,
+        retryAfterMaxMs: env.VENDOR_RETRY_AFTER_MAX_MS,
+        maxRecipientsPerRequest: env.VENDOR_MAX_RECIPIENTS_PER_REQUEST,
+        maxBodyBytes: env.VENDOR_MAX_BODY_BYTES,
+        poolConnections: env.VENDOR_POOL_CONNECTIONS,
+        chunkConcurrency: env.VENDOR_CHUNK_CONCURRENCY,
       },
       {
         from: { name: env.SENDER_FROM_NAME, email: env.SENDER_FROM_EMAIL },

@@ -147,6 +147,52 @@ export class EnvironmentVariables {
   @Min(1)
   VENDOR_BODY_TIMEOUT_MS!: number;
 
+  /** Attempts per vendor request, the first included; 1 turns retries off. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  VENDOR_RETRY_MAX_ATTEMPTS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_RETRY_BASE_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_RETRY_CAP_MS!: number;
+
+  /** A Retry-After longer than this ends the retries: the caller pauses instead. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  VENDOR_RETRY_AFTER_MAX_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_MAX_RECIPIENTS_PER_REQUEST!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  VENDOR_MAX_BODY_BYTES!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  VENDOR_POOL_CONNECTIONS!: number;
+
+  /** Requests of one split campaign in flight at once. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  VENDOR_CHUNK_CONCURRENCY!: number;
+
   @IsEmail({}, { message: 'SENDER_FROM_EMAIL must be an email address' })
   SENDER_FROM_EMAIL!: string;
 

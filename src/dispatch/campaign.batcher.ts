@@ -1,14 +1,14 @@
-import type { VendorError } from '../vendor/vendor.errors';
-import type { CampaignRecipient, CampaignRequest } from '../vendor/vendor.types';
 import type { CampaignContent } from '../templates/template';
-
-/** One vendor request made for a batch, and which of the batch's recipients it carried. */
-export type CampaignChunkResult =
-  | { ok: true; requestId: string; message: string; recipientIndexes: number[] }
-  | { ok: false; error: VendorError; recipientIndexes: number[] };
+import type { VendorError } from '../vendor/vendor.errors';
+import type {
+  CampaignChunkResult,
+  CampaignRecipient,
+  CampaignRequest,
+  CampaignSendResult,
+} from '../vendor/vendor.types';
 
 export interface CampaignSender {
-  sendCampaign(request: CampaignRequest): Promise<CampaignChunkResult[]>;
+  sendCampaign(request: CampaignRequest): Promise<CampaignSendResult>;
 }
 
 /** What became of the recipients one caller added, in the order it gave them. */

@@ -1,23 +1,16 @@
 import type { MetricsService } from '../metrics/metrics.service';
 import type { VendorClient } from '../vendor/vendor.client';
-import { VendorError } from '../vendor/vendor.errors';
-import type { CampaignChunkResult, CampaignSender } from './campaign.batcher';
+import type { CampaignSender } from './campaign.batcher';
 
-/** The batcher's view of the vendor client's campaign send, counted for the metrics. */
+/** The vendor client's campaign send, with each request's recipient count observed. */
 export function campaignSenderOf(vendor: VendorClient, metrics: MetricsService): CampaignSender {
   return {
-    async sendCampaign(request): Promise<CampaignChunkResult[]> {
-      const recipientIndexes = request.recipients.to.map((_, i) => i);
-      metrics.recipientsPerRequest.observe(recipientIndexes.length);
-      try {
-        const response = await vendor.sendCampaign(request);
-        return [
-          { ok: true, requestId: response.requestId, message: response.message, recipientIndexes },
-        ];
-      } catch (error) {
-        if (!(error instanceof VendorError)) throw error;
-        return [{ ok: false, error, recipientIndexes }];
+    async sendCampaign(request) {
+      const chunks = await vendor.sendCampaign(request);
+      for (const chunk of chunks) {
+        if (chunk.ok) metrics.recipientsPerRequest.observe(chunk.recipientIndexes.length);
       }
+      return chunks;
     },
   };
 }

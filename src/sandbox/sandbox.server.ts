@@ -1,44 +1,74 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { FaultInjector } from './fault-injector';
+import { InboxPage } from './inbox.page';
+import { RequestRecord } from './request-record';
+import {
+  campaignProblem,
+  contactListProblem,
+  memberCount,
+  recipientCount,
+} from './request-validation';
+import {
+  CONTACTS_PATHS,
+  RELAY_PATH,
+  type FaultConfig,
+  type RecordedRequest,
+  type SandboxOptions,
+  type SandboxStats,
+} from './sandbox-options';
 
-export interface SandboxOptions {
-  /** The key the campaign endpoint expects in X-RELAY-ACCESS-TOKEN (bare or as `TOKEN <key>`). */
-  relayAccessToken: string;
-  /** The key the contacts endpoint expects in X-API-KEY. */
-  apiKey: string;
-}
+export type { RecordedRequest, SandboxOptions } from './sandbox-options';
 
-export interface RecordedRequest {
-  at: string;
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
+/** Far above anything a sane client sends; the 413 fault is for the vendor's own limit. */
+const HARD_BODY_LIMIT = 64 * 1024 * 1024;
+const TOO_LARGE = 'body too large';
+
+interface Answer {
   status: number;
   response: unknown;
+  body?: unknown;
+  accepted?: { campaign?: number; members?: number };
 }
-
-const RELAY_PATH = '/relay/v1/email/campaign';
-const CONTACTS_PATHS = new Set(['/v1/contacts', '/v1/audiences']);
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * A local stand-in for the email vendor: the two endpoints with the interface document's paths,
- * headers and bodies, plus an admin API (`/_sandbox/requests`) that lists and clears what it
- * received. Used by the local quick start, the tests and the benchmark.
+ * headers and bodies; faults on demand; a record and an admin API under `/_sandbox/`; and an
+ * inbox page under `/inbox`. Used by the local quick start, the tests and the benchmark. Binds
+ * to loopback: its admin API has no authentication.
  */
 export class SandboxServer {
-  readonly requests: RecordedRequest[] = [];
   private readonly server: Server;
+  private readonly record: RequestRecord;
+  private readonly faults: FaultInjector;
+  private readonly inbox = new InboxPage();
 
   constructor(private readonly options: SandboxOptions) {
+    this.record = new RequestRecord(options.recordLimit ?? 10_000);
+    this.faults = new FaultInjector(options.faults, options.random, options.now);
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        respond(res, 500, { message: `sandbox error: ${(error as Error).message}` });
+        const message = (error as Error).message;
+        send(res, message === TOO_LARGE ? 413 : 500, { message: `sandbox: ${message}` });
       });
     });
     this.server.keepAliveTimeout = 60_000;
+  }
+
+  /** The kept requests, oldest first (see `recordLimit`). */
+  get requests(): RecordedRequest[] {
+    return this.record.entries;
+  }
+
+  get stats(): SandboxStats {
+    return this.record.stats();
+  }
+
+  /** Replaces the faults; the same as `PUT /_sandbox/faults`. */
+  setFaults(faults: FaultConfig): void {
+    this.faults.set(faults);
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
@@ -55,139 +85,166 @@ export class SandboxServer {
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
+    this.server.closeAllConnections(); // hung requests included
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Forgets the record and the counters; faults stay as they are. */
   reset(): void {
-    this.requests.length = 0;
+    this.record.reset();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/_sandbox/requests') {
-      if (req.method === 'DELETE') {
-        this.reset();
-        return respond(res, 204);
-      }
-      return respond(res, 200, this.requests);
-    }
-    if (path === '/health') return respond(res, 200, { status: 'ok' });
-
     const isRelay = path === RELAY_PATH;
-    const isContacts = CONTACTS_PATHS.has(path);
-    if (!isRelay && !isContacts) return respond(res, 404, { message: 'not found' });
-    if (req.method !== 'POST') return respond(res, 405, { message: 'method not allowed' });
-
-    const raw = await readBody(req);
-    const [status, response, body] = isRelay ? this.campaign(req, raw) : this.contactList(req, raw);
-    this.requests.push({
-      at: new Date().toISOString(),
-      method: req.method,
-      path,
-      headers: req.headers,
-      body,
-      status,
-      response,
-    });
-    respond(res, status, response);
+    if (isRelay || CONTACTS_PATHS.has(path)) return this.vendor(req, res, path, isRelay);
+    if (path.startsWith('/_sandbox/')) return this.admin(req, res, path);
+    if (req.method !== 'GET') return send(res, 405, { message: 'method not allowed' });
+    if (path === '/health') return send(res, 200, { status: 'ok' });
+    if (path === '/' || path === '/inbox') {
+      return html(res, 200, this.inbox.list(this.record.entries, this.stats.received));
+    }
+    const seq = /^\/inbox\/(\d+)$/.exec(path)?.[1];
+    const entry = seq === undefined ? undefined : this.record.find(Number(seq));
+    if (entry?.status === 200) return html(res, 200, this.inbox.detail(entry));
+    return send(res, 404, { message: 'not found' });
   }
 
-  private campaign(req: IncomingMessage, raw: string): [number, unknown, unknown] {
+  private async vendor(req: IncomingMessage, res: ServerResponse, path: string, isRelay: boolean) {
+    if (req.method !== 'POST') return send(res, 405, { message: 'method not allowed' });
+    const raw = await readBody(req);
+    const base = { method: 'POST', path, headers: req.headers, body: undefined };
+    const decision = this.faults.decide();
+    if (decision.kind === 'hang') {
+      // Never answered; the client's timeout or close() ends it.
+      return this.record.add({ ...base, status: 0, response: undefined, fault: 'hang' });
+    }
+    if (decision.latencyMs > 0) await delay(decision.latencyMs);
+    if (decision.kind === 'reset') {
+      this.record.add({ ...base, status: 0, response: undefined, fault: 'reset' });
+      req.socket.resetAndDestroy();
+      return;
+    }
+    if (decision.kind === 'status') {
+      const response = { message: `sandbox fault: ${decision.status}` };
+      this.record.add({ ...base, status: decision.status, response, fault: decision.fault });
+      return send(res, decision.status, response, decision.headers);
+    }
+    const answer = isRelay ? this.campaign(req, raw) : this.contactList(req, raw);
+    const fault = answer.status === 413 ? 'too-large' : undefined;
+    this.record.add({ ...base, ...answer, body: answer.body, fault }, answer.accepted);
+    send(res, answer.status, answer.response);
+  }
+
+  private campaign(req: IncomingMessage, raw: Buffer): Answer {
     const token = req.headers['x-relay-access-token'];
     const expected = this.options.relayAccessToken;
-    if (token !== expected && token !== `TOKEN ${expected}`) {
-      return [401, { message: 'API key is missing or invalid' }, undefined];
-    }
+    if (token !== expected && token !== `TOKEN ${expected}`) return unauthorised();
     const body = parseJson(raw);
     const problem = campaignProblem(body);
-    if (problem) return [400, { message: problem }, body];
-    return [200, { requestId: randomUUID(), message: 'Email campaign accepted' }, body];
+    if (problem) return { status: 400, response: { message: problem }, body };
+    const recipients = recipientCount(body);
+    const tooLarge = this.faults.tooLarge(recipients, raw.length);
+    if (tooLarge) return { status: 413, response: { message: tooLarge }, body };
+    const response = { requestId: randomUUID(), message: 'Email campaign accepted' };
+    return { status: 200, response, body, accepted: { campaign: recipients } };
   }
 
-  private contactList(req: IncomingMessage, raw: string): [number, unknown, unknown] {
-    if (req.headers['x-api-key'] !== this.options.apiKey) {
-      return [401, { message: 'API key is missing or invalid' }, undefined];
-    }
+  private contactList(req: IncomingMessage, raw: Buffer): Answer {
+    if (req.headers['x-api-key'] !== this.options.apiKey) return unauthorised();
     const body = parseJson(raw);
     const problem = contactListProblem(body);
-    if (problem) return [400, { message: problem }, body];
-    return [200, { id: randomUUID() }, body];
+    if (problem) return { status: 400, response: { message: problem }, body };
+    const tooLarge = this.faults.tooLarge(0, raw.length);
+    if (tooLarge) return { status: 413, response: { message: tooLarge }, body };
+    return {
+      status: 200,
+      response: { id: randomUUID() },
+      body,
+      accepted: { members: memberCount(body) },
+    };
   }
-}
 
-function campaignProblem(body: unknown): string | undefined {
-  if (!isRecord(body)) return 'body must be a JSON object';
-  for (const field of ['subject', 'body', 'preview', 'campaignId'] as const) {
-    if (body[field] !== undefined && typeof body[field] !== 'string')
-      return `${field} must be a string`;
-  }
-  if (body.disableTrackingLinks !== undefined && typeof body.disableTrackingLinks !== 'boolean') {
-    return 'disableTrackingLinks must be a boolean';
-  }
-  const recipients = body.recipients;
-  if (!isRecord(recipients) || !Array.isArray(recipients.to))
-    return 'recipients.to must be an array';
-  for (const [i, r] of (recipients.to as unknown[]).entries()) {
-    if (!isRecord(r) || typeof r.email !== 'string')
-      return `recipients.to[${i}].email must be a string`;
-    if (r.attributes !== undefined) {
-      if (
-        !isRecord(r.attributes) ||
-        Object.values(r.attributes).some((v) => typeof v !== 'string')
-      ) {
-        return `recipients.to[${i}].attributes must map names to strings`;
-      }
+  private async admin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const route = `${req.method} ${path}`;
+    switch (route) {
+      case 'GET /_sandbox/requests':
+        return send(res, 200, this.record.entries);
+      case 'DELETE /_sandbox/requests':
+        this.reset();
+        return send(res, 204);
+      case 'GET /_sandbox/stats':
+        return send(res, 200, this.stats);
+      case 'GET /_sandbox/faults':
+        return send(res, 200, this.faults.current);
+      case 'DELETE /_sandbox/faults':
+        this.faults.set({});
+        return send(res, 204);
+      case 'PUT /_sandbox/faults':
+        try {
+          this.faults.set(JSON.parse((await readBody(req)).toString('utf8')) as unknown);
+        } catch (error) {
+          return send(res, 400, { message: (error as Error).message });
+        }
+        return send(res, 200, this.faults.current);
+      default:
+        return send(res, 404, { message: 'not found' });
     }
   }
-  return undefined;
 }
 
-function contactListProblem(body: unknown): string | undefined {
-  if (!isRecord(body)) return 'body must be a JSON object';
-  if (typeof body.name !== 'string' || body.name === '') return 'name is required';
-  if (body.members === undefined) return undefined;
-  if (!Array.isArray(body.members)) return 'members must be an array';
-  for (const [i, m] of (body.members as unknown[]).entries()) {
-    if (!isRecord(m) || typeof m.email !== 'string' || m.email === '') {
-      return `members[${i}].email is required`;
-    }
-  }
-  return undefined;
+function unauthorised(): Answer {
+  return { status: 401, response: { message: 'API key is missing or invalid' } };
 }
 
-function parseJson(raw: string): unknown {
+function parseJson(raw: Buffer): unknown {
   try {
-    return JSON.parse(raw) as unknown;
+    return JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    if (size > HARD_BODY_LIMIT) throw new Error(TOO_LARGE);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-function respond(res: ServerResponse, status: number, body?: unknown): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
   if (body === undefined) {
-    res.writeHead(status).end();
+    res.writeHead(status, headers).end();
     return;
   }
   const text = JSON.stringify(body);
   res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function html(res: ServerResponse, status: number, page: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(page),
+    // Belt and braces to the escaping: no script runs on these pages, nothing loads from outside.
+    'content-security-policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src 'self'; base-uri 'none'; form-action 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
+  res.end(page);
 }

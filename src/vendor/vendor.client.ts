@@ -1,112 +1,237 @@
-import { Pool } from 'undici';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import type { Dispatcher } from 'undici';
 import type { VendorConfig } from '../config/app-config';
+import { isLoopback } from '../config/config.loader';
+import { CampaignSplitter, campaignBody } from './campaign.splitter';
+import { RetryPolicy } from './retry.policy';
+import { SecretRedactor } from './secret.redactor';
 import {
   VendorAuthError,
-  VendorError,
-  VendorResponseError,
-  isRetriableStatus,
+  VendorConfigError,
+  VendorRequestError,
+  type VendorError,
 } from './vendor.errors';
+import { checkCampaign, checkContactList } from './vendor-request.validator';
+import { parseCampaignResponse, parseContactListResponse } from './vendor-response.parser';
+import { VendorTransport, type VendorEndpoint } from './vendor.transport';
 import {
   API_KEY_HEADER,
   RELAY_TOKEN_HEADER,
+  type CampaignChunkResult,
+  type CampaignRecipient,
   type CampaignRequest,
-  type CampaignResponse,
+  type CampaignSendResult,
   type ContactListRequest,
   type ContactListResponse,
 } from './vendor.types';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What the client writes to; Nest's `Logger` fits. Lines never hold keys or addresses. */
+export interface VendorLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+/** Seams for tests: a MockAgent instead of the pools, a pinned random source, a fake clock. */
+export interface VendorClientDeps {
+  dispatcher?: Dispatcher;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  logger?: VendorLogger;
+}
+
+type Content = Omit<CampaignRequest, 'recipients'>;
 
 /**
- * The only place that speaks HTTP to the vendor. One keep-alive pool per base URL; undici does not
- * follow redirects unless asked, so a key is never replayed to another host.
+ * The only place that speaks to the vendor (and the only importer of undici, through
+ * `VendorTransport`). Validates requests before they leave, splits long recipient lists, retries
+ * in one layer (`RetryPolicy`), and reports every recipient's outcome. Keys never appear in what
+ * it logs or throws.
  */
 export class VendorClient {
-  private readonly relay: { pool: Pool; path: string };
-  private readonly contacts: { pool: Pool; path: string };
+  private readonly transport: VendorTransport;
+  private readonly relay: VendorEndpoint;
+  private readonly contacts: VendorEndpoint;
+  private readonly retry: RetryPolicy;
+  private readonly splitter: CampaignSplitter;
+  private readonly logger: VendorLogger;
+  /** Lowered when the vendor answers 413, so that later campaigns are split before sending. */
+  private maxRecipients: number;
 
-  constructor(private readonly config: VendorConfig) {
-    this.relay = this.endpoint(config.relayBaseUrl, '/email/campaign');
-    this.contacts = this.endpoint(config.baseUrl, config.contactsPath);
-  }
-
-  async sendCampaign(request: CampaignRequest): Promise<CampaignResponse> {
+  constructor(
+    private readonly config: VendorConfig,
+    deps: VendorClientDeps = {},
+  ) {
+    checkConfig(config);
     const token =
-      this.config.relayTokenForm === 'token-prefix'
-        ? `TOKEN ${this.config.relayAccessToken}`
-        : this.config.relayAccessToken;
-    const body = await this.post(this.relay, { [RELAY_TOKEN_HEADER]: token }, request);
-    if (!isRecord(body) || typeof body.requestId !== 'string' || body.requestId === '') {
-      throw new VendorResponseError('campaign send answered without a requestId', 200);
-    }
-    return {
-      requestId: body.requestId,
-      message: typeof body.message === 'string' ? body.message : '',
-    };
+      config.relayTokenForm === 'token-prefix'
+        ? `TOKEN ${config.relayAccessToken}`
+        : config.relayAccessToken;
+    const redactor = new SecretRedactor([token, config.relayAccessToken, config.apiKey]);
+    this.logger = deps.logger ?? new Logger(VendorClient.name);
+    this.transport = new VendorTransport({
+      connections: config.poolConnections,
+      connectTimeoutMs: config.connectTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      dispatcher: deps.dispatcher,
+      now: deps.now ?? Date.now,
+      redactor,
+    });
+    this.relay = this.transport.endpoint('campaign send', config.relayBaseUrl, '/email/campaign', {
+      [RELAY_TOKEN_HEADER]: token,
+    });
+    this.contacts = this.transport.endpoint(
+      'contact creation',
+      config.baseUrl,
+      config.contactsPath,
+      { [API_KEY_HEADER]: config.apiKey },
+    );
+    this.retry = new RetryPolicy(
+      {
+        maxAttempts: config.retryMaxAttempts,
+        baseMs: config.retryBaseMs,
+        capMs: config.retryCapMs,
+        retryAfterMaxMs: config.retryAfterMaxMs,
+      },
+      {
+        random: deps.random ?? Math.random,
+        sleep: deps.sleep ?? ((ms) => delay(ms)),
+        warn: (message) => this.logger.warn(message),
+      },
+    );
+    this.splitter = new CampaignSplitter(config.maxBodyBytes);
+    this.maxRecipients = config.maxRecipientsPerRequest;
   }
 
-  async createContactList(request: ContactListRequest): Promise<ContactListResponse> {
-    const body = await this.post(this.contacts, { [API_KEY_HEADER]: this.config.apiKey }, request);
-    if (!isRecord(body) || typeof body.id !== 'string' || !UUID.test(body.id)) {
-      throw new VendorResponseError('contact creation answered without a UUID id', 200);
+  /**
+   * Sends one campaign in as many requests as its recipients need. Throws only
+   * `VendorRequestError`, when the shared content is unsafe or no recipient is sendable; every
+   * other failure comes back per chunk, so that each recipient maps to its own outcome.
+   */
+  async sendCampaign(request: CampaignRequest): Promise<CampaignSendResult> {
+    const check = checkCampaign(request);
+    const { recipients, ...content } = request;
+    const results: CampaignChunkResult[] = check.refused.map(({ index, problem }) =>
+      failed(new VendorRequestError(`campaign recipient refused: ${problem}`), [index]),
+    );
+    const split = this.splitter.split(content, recipients.to, check.sendable, this.maxRecipients);
+    for (const index of split.oversized) {
+      const error = new VendorRequestError(
+        `campaign recipient refused: recipients.to[${index}] alone exceeds ${this.config.maxBodyBytes} body bytes`,
+      );
+      results.push(failed(error, [index]));
     }
-    return { id: body.id };
+    const send: CampaignSend = { content, to: recipients.to, results };
+    const queue = [...split.chunks];
+    const worker = async (): Promise<void> => {
+      for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
+        await this.sendChunk(send, chunk);
+      }
+    };
+    const workers = Math.min(this.config.chunkConcurrency, queue.length);
+    await Promise.all(Array.from({ length: workers }, worker));
+    return results.sort((a, b) => a.recipientIndexes[0] - b.recipientIndexes[0]);
+  }
+
+  /** Creates one contact list; throws a `VendorError` once the retries are spent. */
+  async createContactList(request: ContactListRequest): Promise<ContactListResponse> {
+    checkContactList(request);
+    const body = JSON.stringify(request);
+    const outcome = await this.retry.run('contact creation', async () =>
+      parseContactListResponse(await this.transport.post(this.contacts, body)),
+    );
+    if (outcome.ok) return outcome.value;
+    throw outcome.error;
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.relay.pool.close(), this.contacts.pool.close()]);
+    await this.transport.close();
   }
 
-  private endpoint(baseUrl: string, suffix: string): { pool: Pool; path: string } {
-    const url = new URL(baseUrl);
-    const pool = new Pool(url.origin, {
-      connections: 32,
-      connectTimeout: this.config.connectTimeoutMs,
-      headersTimeout: this.config.headersTimeoutMs,
-      bodyTimeout: this.config.bodyTimeoutMs,
-    });
-    return { pool, path: `${url.pathname.replace(/\/+$/, '')}${suffix}` };
-  }
-
-  private async post(
-    target: { pool: Pool; path: string },
-    auth: Record<string, string>,
-    payload: unknown,
-  ): Promise<unknown> {
-    let response;
-    try {
-      response = await target.pool.request({
-        method: 'POST',
-        path: target.path,
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...auth },
-        body: JSON.stringify(payload),
+  private async sendChunk(send: CampaignSend, indexes: number[]): Promise<void> {
+    if (send.authError) {
+      // The key is wrong for every chunk alike: don't knock on the door again.
+      send.results.push(failed(send.authError, indexes));
+      return;
+    }
+    const body = campaignBody(send.content, send.to, indexes);
+    const outcome = await this.retry.run('campaign send', async () =>
+      parseCampaignResponse(await this.transport.post(this.relay, body)),
+    );
+    if (outcome.ok) {
+      const { requestId, message } = outcome.value;
+      send.results.push({
+        ok: true,
+        requestId,
+        message,
+        recipientIndexes: indexes,
+        attempts: outcome.attempts,
       });
-    } catch (error) {
-      throw new VendorError(`vendor request failed: ${(error as Error).name}`, true, undefined, {
-        cause: error,
-      });
+      return;
     }
-    const { statusCode } = response;
-    const text = await response.body.text().catch(() => '');
-    if (statusCode === 401 || statusCode === 403) throw new VendorAuthError(statusCode);
-    if (statusCode < 200 || statusCode >= 300) {
-      throw new VendorError(
-        `vendor answered ${statusCode}`,
-        isRetriableStatus(statusCode),
-        statusCode,
-      );
+    const { error } = outcome;
+    if (error.status === 413 && indexes.length > 1) {
+      const half = Math.ceil(indexes.length / 2);
+      if (half < this.maxRecipients) {
+        this.maxRecipients = half;
+        this.logger.warn(
+          `campaign send: 413 for ${indexes.length} recipients; sending at most ${half} per request from now on`,
+        );
+      }
+      await Promise.all([
+        this.sendChunk(send, indexes.slice(0, half)),
+        this.sendChunk(send, indexes.slice(half)),
+      ]);
+      return;
     }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new VendorResponseError(
-        `vendor answered ${statusCode} with a body that is not JSON`,
-        statusCode,
-      );
-    }
+    if (error instanceof VendorAuthError) send.authError ??= error;
+    send.results.push(failed(error, indexes, outcome.attempts));
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The state one `sendCampaign` call shares between its chunks. */
+interface CampaignSend {
+  content: Content;
+  to: CampaignRecipient[];
+  results: CampaignChunkResult[];
+  authError?: VendorAuthError;
+}
+
+function failed(error: VendorError, recipientIndexes: number[], attempts = 0): CampaignChunkResult {
+  return { ok: false, error, recipientIndexes, attempts };
+}
+
+/** The loader checks the same; the client enforces it too, whoever builds its config. */
+function checkConfig(config: VendorConfig): void {
+  for (const [name, value] of [
+    ['VENDOR_RELAY_BASE_URL', config.relayBaseUrl],
+    ['VENDOR_BASE_URL', config.baseUrl],
+  ] as const) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new VendorConfigError(`${name} is not a URL`);
+    }
+    if (url.username || url.password)
+      throw new VendorConfigError(`${name} must not hold credentials`);
+    const insecureOk =
+      url.protocol === 'http:' &&
+      (isLoopback(url.hostname) || config.allowInsecureHosts.includes(url.hostname));
+    if (url.protocol !== 'https:' && !insecureOk) {
+      throw new VendorConfigError(
+        `${name} must use https (http only for loopback or VENDOR_ALLOW_INSECURE_HOSTS)`,
+      );
+    }
+  }
+  // Visible ASCII only: anything else could split a header, or would be refused by undici with
+  // an error that might quote it.
+  if (!/^[\x21-\x7e]+$/.test(config.relayAccessToken)) {
+    throw new VendorConfigError('VENDOR_RELAY_ACCESS_TOKEN is empty or not visible ASCII');
+  }
+  if (!/^[\x21-\x7e]+$/.test(config.apiKey)) {
+    throw new VendorConfigError('VENDOR_API_KEY is empty or not visible ASCII');
+  }
 }

@@ -1,17 +1,26 @@
 /**
  * One hierarchy for everything that can go wrong talking to the vendor, modelled on kafkajs'
  * errors: `retriable` tells the caller whether trying again can help, `cause` keeps the origin.
- * Messages never carry keys or recipient data.
+ * Messages and causes never carry keys or recipient data (causes are redacted copies).
  */
+export interface VendorErrorOptions {
+  cause?: unknown;
+  /** What the vendor's `Retry-After` asked for, in milliseconds from when it answered. */
+  retryAfterMs?: number;
+}
+
 export class VendorError extends Error {
   override name = 'VendorError';
+  readonly retryAfterMs?: number;
+
   constructor(
     message: string,
     readonly retriable: boolean,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: VendorErrorOptions,
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
@@ -38,6 +47,32 @@ export class VendorResponseError extends VendorError {
 /** The request was refused before it left: it breaks the interface or a header is unsafe. */
 export class VendorRequestError extends VendorError {
   override name = 'VendorRequestError';
+  constructor(message: string) {
+    super(message, false);
+  }
+}
+
+/** No HTTP answer: refused or reset connection, DNS, TLS. `code` is the system or undici code. */
+export class VendorNetworkError extends VendorError {
+  override name = 'VendorNetworkError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    retriable: boolean,
+    options?: VendorErrorOptions,
+  ) {
+    super(message, retriable, undefined, options);
+  }
+}
+
+/** The connect, headers or body timeout ran out. The vendor may have acted on the request. */
+export class VendorTimeoutError extends VendorNetworkError {
+  override name = 'VendorTimeoutError';
+}
+
+/** The client's own configuration is unusable (insecure URL, malformed key); never retriable. */
+export class VendorConfigError extends VendorError {
+  override name = 'VendorConfigError';
   constructor(message: string) {
     super(message, false);
   }

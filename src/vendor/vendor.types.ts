@@ -1,3 +1,5 @@
+import type { VendorError } from './vendor.errors';
+
 /**
  * The vendor's request and response bodies, field for field as its interface document gives them
  * (section 2). Every field is optional there unless marked required.
@@ -34,6 +36,36 @@ export interface CampaignResponse {
   requestId: string;
   message: string;
 }
+
+/** Recipients (indexes into the request's `recipients.to`) that one vendor request carried. */
+export interface CampaignChunkSent {
+  ok: true;
+  requestId: string;
+  message: string;
+  recipientIndexes: number[];
+  /** HTTP attempts this request took, retries included. */
+  attempts: number;
+}
+
+/**
+ * Recipients whose send failed for good: after the retries ran out (`error.retriable` true: the
+ * caller may try later), permanently (4xx, invalid 2xx body), or refused before sending
+ * (`VendorRequestError`, `attempts` 0). A `VendorAuthError` means the keys are wrong.
+ */
+export interface CampaignChunkFailed {
+  ok: false;
+  error: VendorError;
+  recipientIndexes: number[];
+  attempts: number;
+}
+
+export type CampaignChunkResult = CampaignChunkSent | CampaignChunkFailed;
+
+/**
+ * The outcome of `sendCampaign`: every recipient index appears in exactly one entry, entries
+ * ordered by their first index. A sent entry is exactly one vendor request (after splitting).
+ */
+export type CampaignSendResult = CampaignChunkResult[];
 
 export interface ContactMember {
   email: string;

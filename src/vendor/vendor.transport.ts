@@ -1,0 +1,202 @@
+import { Pool, type Dispatcher } from 'undici';
+import { parseRetryAfter } from './retry.policy';
+import type { SecretRedactor } from './secret.redactor';
+import {
+  VendorAuthError,
+  VendorError,
+  VendorNetworkError,
+  VendorResponseError,
+  VendorTimeoutError,
+  isRetriableStatus,
+} from './vendor.errors';
+
+export interface TransportOptions {
+  connections: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Replaces the pools (tests pass undici's MockAgent); the transport does not close it. */
+  dispatcher?: Dispatcher;
+  now: () => number;
+  redactor: SecretRedactor;
+}
+
+export interface VendorEndpoint {
+  /** Used in messages: "campaign send", "contact creation". */
+  label: string;
+  origin: string;
+  path: string;
+  auth: Record<string, string>;
+}
+
+export interface VendorReply {
+  status: number;
+  body: unknown;
+}
+
+/** Error bodies and success bodies alike are small; anything bigger is not the vendor talking. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+/** Our own misuse or a certificate problem: trying again cannot help. */
+const PERMANENT_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_CLOSED',
+  'UND_ERR_ABORTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+/**
+ * One HTTP attempt against the vendor, nothing more: no retries here (they live in
+ * `RetryPolicy`). Keeps one keep-alive pool per origin; undici never follows redirects unless
+ * asked, and a 3xx is reported as a permanent error, so a key is never replayed elsewhere.
+ */
+export class VendorTransport {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly options: TransportOptions) {}
+
+  endpoint(label: string, baseUrl: string, suffix: string, auth: Record<string, string>) {
+    const url = new URL(baseUrl);
+    const path = `${url.pathname.replace(/\/+$/, '')}${suffix}`;
+    if (!this.options.dispatcher && !this.pools.has(url.origin)) {
+      this.pools.set(
+        url.origin,
+        new Pool(url.origin, {
+          connections: this.options.connections,
+          connectTimeout: this.options.connectTimeoutMs,
+          headersTimeout: this.options.headersTimeoutMs,
+          bodyTimeout: this.options.bodyTimeoutMs,
+        }),
+      );
+    }
+    return { label, origin: url.origin, path, auth } satisfies VendorEndpoint;
+  }
+
+  /** Resolves with a 2xx answer's parsed JSON; anything else rejects with a `VendorError`. */
+  async post(endpoint: VendorEndpoint, body: string): Promise<VendorReply> {
+    const dispatcher = this.options.dispatcher ?? this.pools.get(endpoint.origin)!;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({
+        origin: endpoint.origin,
+        path: endpoint.path,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...endpoint.auth,
+        },
+        body,
+      });
+    } catch (error) {
+      throw this.networkError(endpoint.label, error);
+    }
+    const { statusCode: status, headers } = response;
+    const success = status >= 200 && status < 300;
+    let text = '';
+    try {
+      text = await readCapped(response.body);
+    } catch {
+      // After a 2xx the vendor has acted: a retry could send twice, so this is not retriable.
+      if (success) {
+        throw new VendorResponseError(
+          `${endpoint.label}: ${status} body could not be read`,
+          status,
+        );
+      }
+    }
+    if (success) return { status, body: parseJson(endpoint.label, status, text) };
+    throw this.statusError(endpoint.label, status, text, headers['retry-after']);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+  }
+
+  private statusError(
+    label: string,
+    status: number,
+    text: string,
+    retryAfter: string | string[] | undefined,
+  ): VendorError {
+    const detail = this.vendorMessage(text);
+    if (status === 401 || status === 403) return new VendorAuthError(status, detail);
+    if (status >= 300 && status < 400) {
+      return new VendorError(
+        `${label}: vendor answered ${status}; redirects are refused`,
+        false,
+        status,
+      );
+    }
+    return new VendorError(
+      `${label}: vendor answered ${status}${detail ? `: ${detail}` : ''}`,
+      isRetriableStatus(status),
+      status,
+      { retryAfterMs: parseRetryAfter(retryAfter, this.options.now()) },
+    );
+  }
+
+  private networkError(label: string, error: unknown): VendorNetworkError {
+    const cause = this.options.redactor.copyError(error);
+    const code = (cause as { code?: string }).code;
+    const message = `${label}: ${cause.name}${code ? ` ${code}` : ''}: ${cause.message}`;
+    if (code !== undefined && TIMEOUT_CODES.has(code)) {
+      return new VendorTimeoutError(message, code, true, { cause });
+    }
+    const retriable = code !== undefined && !PERMANENT_CODES.has(code);
+    return new VendorNetworkError(message, code, retriable, { cause });
+  }
+
+  /** The `message` of a JSON error body, else the start of the text; made safe to carry. */
+  private vendorMessage(text: string): string {
+    if (text === '') return '';
+    let message = text;
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (isRecord(parsed) && typeof parsed.message === 'string') message = parsed.message;
+    } catch {
+      // not JSON: the text itself, shortened
+    }
+    return this.options.redactor.vendorMessage(message);
+  }
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      throw new Error('response body too large');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(label: string, status: number, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new VendorResponseError(
+      `${label}: vendor answered ${status} with a body that is not JSON`,
+      status,
+    );
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
