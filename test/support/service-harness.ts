@@ -1,0 +1,95 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { startApp } from '../../src/app';
+import { loadConfig } from '../../src/config/config.loader';
+import type { FaultConfig } from '../../src/sandbox/sandbox-options';
+import { SandboxServer } from '../../src/sandbox/sandbox.server';
+import { TopicCollector, createTopics, testBrokers, testKafka, uniqueName } from './kafka-helpers';
+
+export const RELAY_KEY = 'relay-key-for-tests';
+export const API_KEY = 'contacts-key-for-tests';
+
+/** Topic names of one test: unique, so tests never see each other's records. */
+export function uniqueTopics() {
+  return {
+    TOPIC_USER_SIGNED_UP: uniqueName('user.signed_up.v1'),
+    TOPIC_ORDER_PLACED: uniqueName('order.placed.v1'),
+    TOPIC_CAMPAIGN_REQUESTED: uniqueName('email.campaign.requested.v1'),
+    TOPIC_CONTACT_LIST_REQUESTED: uniqueName('email.contact_list.requested.v1'),
+    TOPIC_CAMPAIGN_SENT: uniqueName('email.campaign.sent.v1'),
+    TOPIC_CONTACT_LIST_CREATED: uniqueName('email.contact_list.created.v1'),
+    TOPIC_DISPATCH_FAILED: uniqueName('email.dispatch.failed.v1'),
+    TOPIC_DEAD_LETTER: uniqueName('mailbridge.dead-letter.v1'),
+  };
+}
+
+export type Topics = ReturnType<typeof uniqueTopics>;
+
+/** The environment a test service runs with: real broker, real Redis, the sandbox. */
+export function serviceEnv(
+  sandboxUrl: string,
+  topics: Topics,
+  groupId: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    MAILBRIDGE_MODE: 'production',
+    KAFKA_BROKERS: testBrokers().join(','),
+    KAFKA_GROUP_ID: groupId,
+    VENDOR_RELAY_BASE_URL: `${sandboxUrl}/relay/v1`,
+    VENDOR_BASE_URL: `${sandboxUrl}/v1`,
+    VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
+    VENDOR_API_KEY: API_KEY,
+    VENDOR_RETRY_BASE_MS: '10',
+    VENDOR_RETRY_CAP_MS: '200',
+    SENDER_FROM_EMAIL: 'hello@shop.example',
+    SENDER_FROM_NAME: 'Example Shop',
+    IDEMPOTENCY_STORE: 'redis',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...topics,
+    ...overrides,
+  };
+}
+
+/** A sandbox, unique topics and a collector of every output topic; the service is up to the test. */
+export class PipelineFixture {
+  readonly topics = uniqueTopics();
+  readonly groupId = uniqueName('mailbridge');
+  readonly kafka: Kafka = testKafka();
+  sandbox!: SandboxServer;
+  collector!: TopicCollector;
+  private apps: INestApplication[] = [];
+
+  async start(faults?: FaultConfig): Promise<this> {
+    this.sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY, faults });
+    await this.sandbox.listen(0);
+    await createTopics(this.kafka, Object.values(this.topics), 3);
+    const t = this.topics;
+    this.collector = await new TopicCollector(this.kafka).start([
+      t.TOPIC_CAMPAIGN_SENT,
+      t.TOPIC_CONTACT_LIST_CREATED,
+      t.TOPIC_DISPATCH_FAILED,
+      t.TOPIC_DEAD_LETTER,
+    ]);
+    return this;
+  }
+
+  env(overrides: Record<string, string> = {}): Record<string, string> {
+    return serviceEnv(this.sandbox.url, this.topics, this.groupId, overrides);
+  }
+
+  /** Starts the service in this process. */
+  async startService(overrides: Record<string, string> = {}): Promise<INestApplication> {
+    const app = await startApp(loadConfig(this.env(overrides)));
+    this.apps.push(app);
+    return app;
+  }
+
+  async stop(): Promise<void> {
+    for (const app of this.apps) await app.close();
+    await this.collector?.stop();
+    await this.sandbox?.close();
+  }
+}
