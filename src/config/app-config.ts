@@ -70,6 +70,8 @@ export interface BatchingConfig {
 export interface IdempotencyConfig {
   store: IdempotencyStoreKind;
   redisUrl: string;
+  /** Namespace of the keys in Redis, for deployments (or benchmark runs) sharing one. */
+  keyPrefix: string;
   ttlSeconds: number;
   /** How long a started send blocks others from the same event before it counts as abandoned. */
   claimTtlMs: number;
@@ -168,6 +170,7 @@ export class AppConfig {
       {
         store: env.IDEMPOTENCY_STORE,
         redisUrl: env.REDIS_URL,
+        keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
         ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
         claimTtlMs: env.IDEMPOTENCY_CLAIM_TTL_MS,
       },

@@ -275,6 +275,11 @@ export class EnvironmentVariables {
   )
   REDIS_URL!: string;
 
+  @Matches(/^[\w:.-]{0,100}$/, {
+    message: 'IDEMPOTENCY_KEY_PREFIX may hold letters, digits and _ : . -',
+  })
+  IDEMPOTENCY_KEY_PREFIX!: string;
+
   @Type(() => Number)
   @IsInt()
   @Min(60)

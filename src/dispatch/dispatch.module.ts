@@ -24,7 +24,11 @@ import { VendorGate } from './vendor.gate';
       useFactory: async ({ idempotency }: AppConfig): Promise<IdempotencyStore> => {
         if (idempotency.store === 'memory')
           return new MemoryIdempotencyStore(idempotency.ttlSeconds);
-        const store = new RedisIdempotencyStore(idempotency.redisUrl, idempotency.ttlSeconds);
+        const store = new RedisIdempotencyStore(
+          idempotency.redisUrl,
+          idempotency.ttlSeconds,
+          idempotency.keyPrefix,
+        );
         await store.connect();
         return store;
       },

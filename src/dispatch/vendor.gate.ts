@@ -15,6 +15,7 @@ export class VendorGate {
   private readonly events = new EventEmitter().setMaxListeners(0);
   private current: GateState = { open: true };
   private timer?: NodeJS.Timeout;
+  private shutDown = false;
 
   get state(): GateState {
     return this.current;
@@ -38,9 +39,11 @@ export class VendorGate {
     }
   }
 
-  /** Resolves when the gate is open. */
+  /** Resolves when the gate is open; rejects once the service shuts down. */
   async waitOpen(): Promise<void> {
-    while (!this.current.open) {
+    for (;;) {
+      if (this.shutDown) throw new Error('the service is shutting down');
+      if (this.current.open) return;
       await new Promise<void>((resolve) => this.events.once('change', () => resolve()));
     }
   }
@@ -49,8 +52,11 @@ export class VendorGate {
     this.events.on('change', listener);
   }
 
+  /** Ends every wait: actions still paused give their claims back and stay uncommitted. */
   close(): void {
     clearTimeout(this.timer);
+    this.shutDown = true;
+    this.events.emit('change', this.current);
   }
 
   private reopen(): void {

@@ -51,6 +51,10 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     { topic: string; partition: number; offset: string }
   >();
   private commitTimer?: NodeJS.Timeout;
+  /** Resolves when a stop gives up on in-flight records, so running batches return at once. */
+  private readonly abandoned: Promise<void>;
+  private abandon: () => void = () => undefined;
+  private stopping = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -59,6 +63,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   ) {
     super();
     this.limit = pLimit(options.maxInFlight);
+    this.abandoned = new Promise((resolve) => (this.abandon = resolve));
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -67,28 +72,31 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
 
   async close(): Promise<void> {
     const consumer = this.consumer;
-    if (!consumer) return;
-    this.consumer = undefined;
+    if (!consumer || this.stopping) return;
+    this.stopping = true;
     this.consumerStatus.markDown('consumer is stopping');
     clearInterval(this.commitTimer);
+    await this.commit(consumer);
+    // Send what is still gathering now rather than after its linger; not awaited, because the
+    // records waiting on it are what consumer.stop() waits for.
+    this.options
+      .beforeStop?.()
+      .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
+    const stopped = consumer.stop(); // resolves once every running batch has returned
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
     });
-    const stopping = (async () => {
-      await this.options.beforeStop?.();
-      await consumer.stop(); // returns once in-flight batches have finished
-      await this.commit(consumer);
-      return 'done' as const;
-    })();
-    const result = await Promise.race([stopping, timedOut]);
-    clearTimeout(timer);
-    if (result === 'timeout') {
+    if ((await Promise.race([stopped, timedOut])) === 'timeout') {
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
       );
+      this.abandon();
+      await stopped;
     }
+    clearTimeout(timer);
     await consumer.disconnect();
+    this.consumer = undefined;
     this.logger.log('consumer stopped');
   }
 
@@ -115,6 +123,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     });
     consumer.on(consumer.events.REBALANCING, () => void this.commit(consumer));
     this.options.gate?.onChange(({ open }) => {
+      if (this.stopping) return;
       const topics = this.options.topics.map((topic) => ({ topic }));
       if (open) consumer.resume(topics);
       else consumer.pause(topics);
@@ -148,7 +157,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       payload.heartbeat().catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
     }, HEARTBEAT_INTERVAL_MS);
     try {
-      await Promise.all(
+      const work = Promise.all(
         batch.messages.map((message, index) =>
           this.limit(async () => {
             // After a failure, a stop or a rebalance, start nothing new: it will be redelivered.
@@ -173,9 +182,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
           }),
         ),
       );
+      await Promise.race([work, this.abandoned]);
     } finally {
       clearInterval(heartbeats);
     }
+    // While stopping, the group is still ours only until this batch returns: commit now.
+    if (this.stopping) await this.commit(this.consumer);
     if (failure !== undefined) {
       await this.commit(this.consumer);
       throw asError(failure);

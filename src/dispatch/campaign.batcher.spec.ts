@@ -1,0 +1,137 @@
+import { VendorError } from '../vendor/vendor.errors';
+import type { CampaignRequest, CampaignSendResult } from '../vendor/vendor.types';
+import { CampaignBatcher, type CampaignSender } from './campaign.batcher';
+
+const content = { subject: 'Hi {{FIRST_NAME}}', body: '<p>Hi</p>' };
+const recipient = (n: number) => ({ email: `r${n}@example.com`, attributes: { N: String(n) } });
+
+/** A vendor that accepts every request whole and remembers them. */
+class RecordingSender implements CampaignSender {
+  readonly requests: CampaignRequest[] = [];
+  sendCampaign(request: CampaignRequest): Promise<CampaignSendResult> {
+    this.requests.push(request);
+    const n = this.requests.length;
+    return Promise.resolve([
+      {
+        ok: true,
+        requestId: `req-${n}`,
+        message: 'ok',
+        attempts: 1,
+        recipientIndexes: request.recipients.to.map((_, i) => i),
+      },
+    ]);
+  }
+}
+
+describe(CampaignBatcher.name, () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('sends one request when the recipient limit is reached, without waiting for the linger', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 3,
+      maxBytes: 1e6,
+      lingerMs: 10_000,
+    });
+    const deliveries = [1, 2, 3].map((n) => batcher.add('k', content, [recipient(n)]));
+    const results = await Promise.all(deliveries);
+    expect(sender.requests).toHaveLength(1);
+    expect(sender.requests[0]).toEqual({
+      ...content,
+      recipients: { to: [recipient(1), recipient(2), recipient(3)] },
+    });
+    expect(results.map((r) => r.sent[0].requestId)).toEqual(['req-1', 'req-1', 'req-1']);
+    expect(results[0].batchRecipientCount).toBe(3);
+  });
+
+  it('sends what it has when the linger time passes', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 100,
+      maxBytes: 1e6,
+      lingerMs: 50,
+    });
+    const delivery = batcher.add('k', content, [recipient(1)]);
+    await jest.advanceTimersByTimeAsync(49);
+    expect(sender.requests).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect((await delivery).sent).toHaveLength(1);
+  });
+
+  it('keeps batch keys apart and never puts one address twice into a request', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 100,
+      maxBytes: 1e6,
+      lingerMs: 50,
+    });
+    const a = batcher.add('welcome', content, [recipient(1)]);
+    const b = batcher.add('other', { ...content, subject: 'Other' }, [recipient(2)]);
+    const again = batcher.add('welcome', content, [
+      { ...recipient(1), attributes: { N: 'again' } },
+    ]);
+    await jest.advanceTimersByTimeAsync(50);
+    await Promise.all([a, b, again]);
+    expect(sender.requests.map((r) => r.recipients.to.map((t) => t.attributes?.N))).toEqual([
+      ['1'],
+      ['2'],
+      ['again'],
+    ]);
+  });
+
+  it('flushes before the body would pass the byte limit', async () => {
+    const sender = new RecordingSender();
+    const size = Buffer.byteLength(JSON.stringify([recipient(1)]));
+    const overhead = Buffer.byteLength(JSON.stringify(content));
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 100,
+      maxBytes: overhead + 2 * size,
+      lingerMs: 50,
+    });
+    const all = [1, 2, 3].map((n) => batcher.add('k', content, [recipient(n)]));
+    await jest.advanceTimersByTimeAsync(50);
+    await Promise.all(all);
+    expect(sender.requests.map((r) => r.recipients.to.length)).toEqual([2, 1]);
+  });
+
+  it("maps each caller's recipients to the outcome of the request that carried them", async () => {
+    const failure = new VendorError('vendor answered 400', false, 400);
+    const sender: CampaignSender = {
+      sendCampaign: () =>
+        Promise.resolve([
+          { ok: true, requestId: 'req-a', message: 'ok', attempts: 1, recipientIndexes: [0, 1] },
+          { ok: false, error: failure, attempts: 1, recipientIndexes: [2] },
+        ]),
+    };
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 100,
+      maxBytes: 1e6,
+      lingerMs: 10,
+    });
+    const first = batcher.add('k', content, [recipient(1)]);
+    const second = batcher.add('k', content, [recipient(2), recipient(3)]);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(await first).toEqual({
+      sent: [{ recipient: recipient(1), requestId: 'req-a', message: 'ok' }],
+      failed: [],
+      batchRecipientCount: 2,
+    });
+    const mixed = await second;
+    expect(mixed.sent.map((s) => s.recipient.email)).toEqual(['r2@example.com']);
+    expect(mixed.failed).toEqual([{ recipient: recipient(3), error: failure }]);
+    expect(mixed.batchRecipientCount).toBe(3);
+  });
+
+  it('drain() sends everything still gathering', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, {
+      maxRecipients: 100,
+      maxBytes: 1e6,
+      lingerMs: 60_000,
+    });
+    const delivery = batcher.add('k', content, [recipient(1)]);
+    await batcher.drain();
+    expect((await delivery).sent).toHaveLength(1);
+  });
+});

@@ -1,0 +1,81 @@
+import type { ContactListRequest } from '../vendor/vendor.types';
+import { ContactListBatcher, type ContactListCreator } from './contact-list.batcher';
+
+class RecordingCreator implements ContactListCreator {
+  readonly lists: ContactListRequest[] = [];
+  fail = 0;
+  createContactList(request: ContactListRequest) {
+    if (this.fail > 0) {
+      this.fail -= 1;
+      return Promise.reject(new Error('vendor down'));
+    }
+    this.lists.push(request);
+    return Promise.resolve({ id: `00000000-0000-4000-8000-00000000000${this.lists.length}` });
+  }
+}
+
+const window = { start: new Date('2026-11-21T10:00:00Z'), end: new Date('2026-11-21T10:01:00Z') };
+const member = (n: number, extra = {}) => ({ email: `m${n}@example.com`, ...extra });
+
+describe(ContactListBatcher.name, () => {
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T10:00:30Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  it('creates one list per window, after the window closed and the linger passed', async () => {
+    const creator = new RecordingCreator();
+    const batcher = new ContactListBatcher(creator, {
+      maxMembers: 100,
+      lingerMs: 500,
+      namePattern: 'new-customers-{window}',
+    });
+    const a = batcher.addToWindow('new-customers', window, [member(1)]);
+    const b = batcher.addToWindow('new-customers', window, [member(2)]);
+    await jest.advanceTimersByTimeAsync(30_000 + 499);
+    expect(creator.lists).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(creator.lists).toEqual([
+      { name: 'new-customers-20261121T1000Z', members: [member(1), member(2)] },
+    ]);
+    expect(ra).toEqual(rb);
+    expect(ra.memberCount).toBe(2);
+  });
+
+  it('keeps a repeated address once, with its latest details', async () => {
+    const creator = new RecordingCreator();
+    const batcher = new ContactListBatcher(creator, {
+      maxMembers: 100,
+      lingerMs: 0,
+      namePattern: 'l-{window}',
+    });
+    const first = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'A' })]);
+    const second = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'B' })]);
+    await batcher.drain();
+    await Promise.all([first, second]);
+    expect(creator.lists[0].members).toEqual([member(1, { latestOrderId: 'B' })]);
+  });
+
+  it('continues a full window in a further list, and a failed creation keeps its name', async () => {
+    const creator = new RecordingCreator();
+    creator.fail = 1;
+    const batcher = new ContactListBatcher(creator, {
+      maxMembers: 2,
+      lingerMs: 0,
+      namePattern: 'l-{window}',
+    });
+    await expect(
+      Promise.all([
+        batcher.addToWindow('l', window, [member(1)]),
+        batcher.addToWindow('l', window, [member(2)]),
+      ]),
+    ).rejects.toThrow('vendor down');
+    await Promise.all([
+      batcher.addToWindow('l', window, [member(1)]),
+      batcher.addToWindow('l', window, [member(2)]),
+    ]);
+    const third = batcher.addToWindow('l', window, [member(3)]);
+    await batcher.drain();
+    await third;
+    expect(creator.lists.map((l) => l.name)).toEqual(['l-20261121T1000Z', 'l-20261121T1000Z-2']);
+  });
+});

@@ -1,0 +1,55 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signUp } from '../support/events';
+import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { PipelineFixture } from '../support/service-harness';
+
+jest.setTimeout(90_000);
+
+describe('the vendor refusing our key (401)', () => {
+  const fixture = new PipelineFixture();
+  const run = uniqueName('auth');
+  const events = Array.from({ length: 50 }, (_, i) => signUp(i, run));
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    await fixture.start();
+    await produce(
+      fixture.kafka,
+      fixture.topics.TOPIC_USER_SIGNED_UP,
+      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
+    );
+    app = await fixture.startService({
+      VENDOR_RELAY_ACCESS_TOKEN: 'a-wrong-key',
+      BATCH_MAX_RECIPIENTS: '10',
+      PAUSE_ON_AUTH_FAILURE_MS: '60000',
+    });
+  });
+  afterAll(() => fixture.stop());
+
+  it('pauses consumption and reports not ready, instead of failing or dead-lettering events', async () => {
+    const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+    const body = await waitFor(
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        return response.status === 503
+          ? ((await response.json()) as { reason: string })
+          : undefined;
+      },
+      { what: 'readiness to drop' },
+    );
+    expect(body.reason).toContain('refused the credentials');
+
+    // Checking that nothing happens needs time to pass: give the paused consumer 1.5 s in which
+    // it could have retried, then count. At most the batches already under way when the first
+    // 401 came back were refused: one request per batch of ten, not one per event.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const refused = fixture.sandbox.stats.byStatus['401'];
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThanOrEqual(events.length / 10);
+    expect(fixture.collector.count(fixture.topics.TOPIC_DISPATCH_FAILED)).toBe(0);
+    expect(fixture.collector.count(fixture.topics.TOPIC_DEAD_LETTER)).toBe(0);
+    expect(fixture.collector.count(fixture.topics.TOPIC_CAMPAIGN_SENT)).toBe(0);
+  });
+});
