@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
+  const cpu = process.cpuUsage();
   const started = Date.now();
   const deadline = started + config.seconds * 1000;
   const worker = async () => {
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: config.connections }, worker));
   const elapsedMs = Date.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
   await pool.close();
   const { p50, p99 } = percentiles(latencies);
   const report: HttpReport = {
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     elapsedMs,
     latencyMs: { p50, p99 },
     bodyBytes: Buffer.byteLength(body),
+    cpuMs: (user + system) / 1000,
   };
   process.send?.(report);
   process.disconnect?.();

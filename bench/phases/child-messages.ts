@@ -34,6 +34,8 @@ export interface HttpReport {
   elapsedMs: number;
   latencyMs: { p50: number | null; p99: number | null };
   bodyBytes: number;
+  /** CPU the client spent in the measured loop only (user + system), from process.cpuUsage. */
+  cpuMs: number;
 }
 
 export function childConfig<T>(): T {

@@ -9,8 +9,8 @@ import { vendorFigures } from './throughput.runner';
 
 /**
  * ceiling-http with `recipients` per request: requests/s the sandbox (behind its latency)
- * answers; its "events/s" are the recipients it accepted per second. Figures of the client
- * process, like every phase's, are the process under test's.
+ * answers; its "events/s" are the recipients it accepted per second. RSS and CPU are the
+ * client's (CPU of its measured loop only, without start-up).
  */
 export async function runHttpCeiling(
   ctx: BenchContext,
@@ -40,13 +40,11 @@ export async function runHttpCeiling(
     expected: 0,
   };
   try {
-    const cpuStart = monitor.sample()?.cpuMs ?? 0;
     const report = await nextMessage<HttpReport>(
       started,
       'http-done',
       config.seconds * 1000 + 30_000,
     );
-    const cpuEnd = monitor.sample()?.cpuMs ?? cpuStart;
     const events = report.ok * recipients;
     return {
       ...base,
@@ -57,7 +55,7 @@ export async function runHttpCeiling(
       eventsPerSecond: (events * 1000) / report.elapsedMs,
       vendor: vendorFigures(await ctx.vendor.stats(true)),
       peakRssMb: monitor.peakRssBytes / MB,
-      cpuMsPer1kEvents: events > 0 ? ((cpuEnd - cpuStart) * 1000) / events : null,
+      cpuMsPer1kEvents: events > 0 ? (report.cpuMs * 1000) / events : null,
       http: {
         requestsPerSecond: (report.ok * 1000) / report.elapsedMs,
         connections: config.connections,
