@@ -58,9 +58,19 @@ export function summarizeThroughput(results: ThroughputResult[]): PhaseSummary[]
       recipientsPerRequest: nullableMedian(measured.map((r) => r.vendor.recipientsPerRequest)),
       peakRssMb: Math.max(0, ...measured.map((r) => r.peakRssMb)),
       cpuMsPer1kEvents: nullableMedian(measured.map((r) => r.cpuMsPer1kEvents)),
-      notes: [...new Set(runs.flatMap((r) => (r.note ? [r.note] : [])))],
+      notes: collapse(runs.map((r) => r.note)),
     };
   });
+}
+
+/** One note per phase: the first repetition's, and how many others had one too. */
+function collapse(notes: Array<string | undefined>): string[] {
+  const present = notes.filter((n): n is string => n !== undefined);
+  if (present.length === 0) return [];
+  const others = present.length - 1;
+  return [
+    `${present[0]}${others > 0 ? ` (and alike in ${others} more repetition${others > 1 ? 's' : ''})` : ''}`,
+  ];
 }
 
 export function summarizeLatency(results: LatencyResult[]): LatencySummary[] {
@@ -81,7 +91,7 @@ export function summarizeLatency(results: LatencyResult[]): LatencySummary[] {
       outputRate: median(measured.map((r) => r.outputRate)),
       peakRssMb: Math.max(0, ...measured.map((r) => r.peakRssMb)),
       cpuMsPer1kEvents: nullableMedian(measured.map((r) => r.cpuMsPer1kEvents)),
-      notes: [...new Set(runs.flatMap((r) => (r.note ? [r.note] : [])))],
+      notes: collapse(runs.map((r) => r.note)),
     };
   });
 }
@@ -135,7 +145,8 @@ export function ms(value: number | null): string {
 }
 
 export function ratio(value: number | undefined): string {
-  return value === undefined ? 'n/a ×' : `${value >= 10 ? value.toFixed(0) : value.toFixed(2)}×`;
+  if (value === undefined) return 'n/a ×';
+  return `${value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toPrecision(2)}×`;
 }
 
 function nullableMedian(values: Array<number | null>): number | null {

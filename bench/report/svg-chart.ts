@@ -1,7 +1,7 @@
 import type { LatencySummary, PhaseSummary } from './summary';
 import { fmt } from './summary';
 
-const WIDTH = 980;
+const WIDTH = 1000;
 const PANEL = 470;
 const LABEL = 170;
 const ROW = 26;
@@ -28,13 +28,20 @@ export function svgChart(
 ): string {
   const throughputRows = throughput.filter((s) => Number.isFinite(s.eventsPerSecond));
   const latencyRows = latency.length * (3 * 12 + 10);
-  const height = TOP + Math.max(throughputRows.length * ROW, latencyRows) + 50;
+  const body = Math.max(throughputRows.length * ROW, latencyRows);
+  const height = TOP + body + 40;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     text(16, 24, title, 'font-size="15" font-weight="600"'),
     ...throughputPanel(throughputRows, 16, TOP),
     ...latencyPanel(latency, PANEL + 30, TOP, latencyTitle),
+    text(
+      16,
+      TOP + body + 24,
+      'Medians over repetitions. Capped: stopped at its time cap. Hatched: no result within the wait (saturated).',
+      'font-size="11" fill="#52606d"',
+    ),
     '</svg>',
   ];
   return parts.join('\n') + '\n';
@@ -67,7 +74,7 @@ function latencyPanel(rows: LatencySummary[], x0: number, y0: number, title: str
   const values = rows
     .flatMap((r) => [r.p50, r.p95, r.p99])
     .filter((v): v is number => v !== null && v > 0);
-  const room = PANEL - LABEL - 90;
+  const room = PANEL - LABEL - 120;
   const scale = logScale(values.length > 0 ? values : [1, 10], room);
   let y = y0;
   for (const row of rows) {
