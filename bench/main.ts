@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseOptions, PHASES, type BenchOptions, type PhaseName } from './config/bench-options';
 import { benchKafka, createTopics, topicSize } from './infra/bench-kafka';
 import { startBroker } from './infra/broker';
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
       latency,
       backlog,
     };
-    const files = writeReport(report, join(root, options.outDir), stamp);
+    const files = writeReport(report, resolve(root, options.outDir), stamp);
     for (const line of headline(report)) log(line);
     log(`wrote ${files.join(', ')}`);
     if (!broker.owned) await deleteRunTopics(ctx);

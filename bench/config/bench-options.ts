@@ -55,7 +55,7 @@ const USAGE = `npm run bench -- [options]
   --latency-grace S         wait for stragglers after the input stops (default 8)
   --backlog-seconds S       how long the backlog test drains (default 60)
   --http-seconds S          duration of each ceiling-http measurement (default 4)
-  --http-connections N      concurrent requests of ceiling-http (default 64)
+  --http-connections N      concurrent requests of ceiling-http (default 512)
   --http-batch N            recipients per request of the batched ceiling-http body (default 100)
   --vendor-latency MS       fixed sandbox latency of the throughput phases (default 25)
   --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
@@ -82,7 +82,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'latency-grace': { type: 'string', default: '8' },
       'backlog-seconds': { type: 'string', default: '60' },
       'http-seconds': { type: 'string', default: '4' },
-      'http-connections': { type: 'string', default: '64' },
+      'http-connections': { type: 'string', default: '512' },
       'http-batch': { type: 'string', default: '100' },
       'vendor-latency': { type: 'string', default: '25' },
       'service-env': { type: 'string', multiple: true, default: [] },
