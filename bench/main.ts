@@ -1,14 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, release, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseOptions, PHASES, type BenchOptions, type PhaseName } from './config/bench-options';
+import { parseOptions } from './config/bench-options';
 import { benchKafka, createTopics, topicSize } from './infra/bench-kafka';
 import { startBroker } from './infra/broker';
 import { killAllChildren } from './infra/child-process';
 import { repoRoot } from './infra/repo-root';
 import type { BenchReport, LatencyResult, ThroughputResult } from './report/result-types';
 import { fmt, headline, ms } from './report/summary';
+import { commit, machine, notes } from './report/run-meta';
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
@@ -148,13 +148,7 @@ async function main(): Promise<void> {
           ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : []),
         ].join(' '),
         commit: commit(root),
-        machine: {
-          cpus: cpus().length,
-          cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-          memoryGiB: Math.round(totalmem() / 2 ** 30),
-          kernel: release(),
-          node: process.version,
-        },
+        machine: machine(),
         scale: options.scale,
         options,
         vendorLatency: `${options.vendorLatencyMs} ms fixed; backlog test ${SLOW_WITH_TAIL.name}`,
@@ -229,40 +223,9 @@ function logged(ctx: BenchContext, r: ThroughputResult): ThroughputResult {
   return r;
 }
 
-function notes(options: BenchOptions, load: number, orderSupported: boolean): string[] {
-  const out = [
-    `Load average when the run started: ${load.toFixed(2)} on ${cpus().length} cores.`,
-    "Every phase runs in its own process; peak RSS and CPU are that process's, from /proc.",
-    'Vendor latency is injected by a TCP proxy in front of the sandbox (bench/vendor/latency-proxy.ts).',
-  ];
-  if (options.scale !== 1)
-    out.push(`Scaled run: event counts × ${options.scale}; not the reference workload.`);
-  if (!orderSupported)
-    out.push('This build has no TOPIC_ORDER_PLACED: mailbridge cannot run the order workload yet.');
-  const skipped = PHASES.filter((p: PhaseName) => !options.phases.includes(p));
-  if (skipped.length > 0) out.push(`Phases left out: ${skipped.join(', ')}.`);
-  return out;
-}
-
 async function deleteRunTopics(ctx: BenchContext): Promise<void> {
   const topics = (await ctx.admin.listTopics()).filter((t) => t.startsWith(ctx.runId));
   if (topics.length > 0) await ctx.admin.deleteTopics({ topics });
-}
-
-function commit(root: string): string {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-      cwd: root,
-      encoding: 'utf8',
-    }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    return dirty.trim() ? `${sha}+dirty` : sha;
-  } catch {
-    return 'unknown';
-  }
 }
 
 main().catch((error: unknown) => {
