@@ -1,0 +1,152 @@
+import { parseArgs } from 'node:util';
+
+export const PHASES = [
+  'ceiling-consume',
+  'ceiling-consume-produce',
+  'ceiling-http',
+  'naive',
+  'mailbridge',
+] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+export const SECTIONS = ['user', 'order', 'latency', 'backlog'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** Every knob of a run; `--scale` multiplies the event counts, never the rates or time caps. */
+export interface BenchOptions {
+  scale: number;
+  reps: number;
+  sections: Section[];
+  phases: PhaseName[];
+  partitions: number;
+  userEvents: number;
+  orderEvents: number;
+  backlogEvents: number;
+  /** Longest a throughput phase may run before it is stopped and reported as capped. */
+  phaseTimeoutSeconds: number;
+  /** The naive service handles one event at a time; it gets a shorter cap. */
+  naiveSeconds: number;
+  latencyRate: number;
+  latencySeconds: number;
+  latencyGraceSeconds: number;
+  backlogSeconds: number;
+  httpSeconds: number;
+  httpConnections: number;
+  httpBatch: number;
+  vendorLatencyMs: number;
+  /** Extra variables for the mailbridge process; `{run}` in a value becomes the phase run's id. */
+  serviceEnv: Record<string, string>;
+  brokers?: string;
+  outDir: string;
+}
+
+const USAGE = `npm run bench -- [options]
+  --scale F                 multiply every event count by F (default 1; e.g. 0.05 for a smoke run)
+  --reps N                  repetitions of each phase, in alternating order (default 3)
+  --only LIST               sections to run: ${SECTIONS.join(',')} (default all)
+  --phases LIST             phases to run: ${PHASES.join(',')} (default all)
+  --user-events N           preloaded user.signed_up.v1 events (default 100000)
+  --order-events N          preloaded order.placed.v1 events (default 20000)
+  --backlog-events N        events waiting in the backlog test (default 1000000)
+  --phase-timeout S         cap of one throughput phase in seconds (default 60)
+  --naive-seconds S         cap of one naive throughput phase in seconds (default 20)
+  --latency-rate R          input events/s of the latency run (default 1000)
+  --latency-seconds S       input duration of one latency run (default 12)
+  --latency-grace S         wait for stragglers after the input stops (default 8)
+  --backlog-seconds S       how long the backlog test drains (default 120)
+  --http-seconds S          duration of each ceiling-http measurement (default 4)
+  --http-connections N      concurrent requests of ceiling-http (default 512)
+  --http-batch N            recipients per request of the batched ceiling-http body (default 100)
+  --vendor-latency MS       fixed sandbox latency of the throughput phases (default 25)
+  --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
+  --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
+  --out DIR                 where results go (default bench/results)`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      help: { type: 'boolean' },
+      scale: { type: 'string', default: '1' },
+      reps: { type: 'string', default: '3' },
+      only: { type: 'string' },
+      phases: { type: 'string' },
+      partitions: { type: 'string', default: '6' },
+      'user-events': { type: 'string', default: '100000' },
+      'order-events': { type: 'string', default: '20000' },
+      'backlog-events': { type: 'string', default: '1000000' },
+      'phase-timeout': { type: 'string', default: '60' },
+      'naive-seconds': { type: 'string', default: '20' },
+      'latency-rate': { type: 'string', default: '1000' },
+      'latency-seconds': { type: 'string', default: '12' },
+      'latency-grace': { type: 'string', default: '8' },
+      'backlog-seconds': { type: 'string', default: '120' },
+      'http-seconds': { type: 'string', default: '4' },
+      'http-connections': { type: 'string', default: '512' },
+      'http-batch': { type: 'string', default: '100' },
+      'vendor-latency': { type: 'string', default: '25' },
+      'service-env': { type: 'string', multiple: true, default: [] },
+      brokers: { type: 'string' },
+      out: { type: 'string', default: 'bench/results' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const scale = positive('scale', values.scale);
+  const count = (name: string, raw: string) => Math.max(1, Math.round(positive(name, raw) * scale));
+  return {
+    scale,
+    reps: Math.round(positive('reps', values.reps)),
+    sections: listOf('only', values.only, SECTIONS),
+    phases: listOf('phases', values.phases, PHASES),
+    partitions: Math.round(positive('partitions', values.partitions)),
+    userEvents: count('user-events', values['user-events']),
+    orderEvents: count('order-events', values['order-events']),
+    backlogEvents: count('backlog-events', values['backlog-events']),
+    phaseTimeoutSeconds: positive('phase-timeout', values['phase-timeout']),
+    naiveSeconds: positive('naive-seconds', values['naive-seconds']),
+    latencyRate: positive('latency-rate', values['latency-rate']),
+    latencySeconds: positive('latency-seconds', values['latency-seconds']),
+    latencyGraceSeconds: positive('latency-grace', values['latency-grace']),
+    backlogSeconds: positive('backlog-seconds', values['backlog-seconds']),
+    httpSeconds: positive('http-seconds', values['http-seconds']),
+    httpConnections: Math.round(positive('http-connections', values['http-connections'])),
+    httpBatch: Math.round(positive('http-batch', values['http-batch'])),
+    vendorLatencyMs: nonNegative('vendor-latency', values['vendor-latency']),
+    serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
+    brokers: values.brokers ?? env.KAFKA_BROKERS,
+    outDir: values.out,
+  };
+}
+
+function positive(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw usage(`--${name} must be a positive number`);
+  return value;
+}
+
+function nonNegative(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw usage(`--${name} must be >= 0`);
+  return value;
+}
+
+function listOf<T extends string>(name: string, raw: string | undefined, all: readonly T[]): T[] {
+  if (raw === undefined) return [...all];
+  const picked = raw.split(',').map((s) => s.trim());
+  const unknown = picked.filter((p) => !all.includes(p as T));
+  if (unknown.length > 0) throw usage(`--${name}: unknown ${unknown.join(', ')}`);
+  return all.filter((p) => picked.includes(p));
+}
+
+function keyValue(raw: string): [string, string] {
+  const at = raw.indexOf('=');
+  if (at <= 0) throw usage(`--service-env expects KEY=VALUE, got "${raw}"`);
+  return [raw.slice(0, at), raw.slice(at + 1)];
+}
+
+function usage(message: string): Error {
+  return new Error(`${message}\n\n${USAGE}`);
+}

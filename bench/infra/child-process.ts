@@ -1,0 +1,91 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './repo-root';
+
+const running = new Set<ChildProcess>();
+
+export interface StartedChild {
+  child: ChildProcess;
+  pid: number;
+  /** Where its stdout and stderr go. */
+  logFile: string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<string>;
+}
+
+/** Starts `node <script>` with the harness's own Node (24), logging to .cache/bench-logs. */
+export function startNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  { ipc = false }: { ipc?: boolean } = {},
+): StartedChild {
+  const logDir = join(repoRoot(), '.cache/bench-logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const log = createWriteStream(logFile);
+  const options = { env: { PATH: process.env.PATH ?? '', ...env }, cwd: repoRoot() };
+  const child = ipc
+    ? fork(script, [], { ...options, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    : spawn(process.execPath, [script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  if (child.pid === undefined) throw new Error(`${name} did not start`);
+  running.add(child);
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(signal ?? String(code));
+    });
+  });
+  return { child, pid: child.pid, logFile, exited };
+}
+
+/** SIGTERM, then SIGKILL if the process has not ended within `graceMs`. */
+export async function stopChild(started: StartedChild, graceMs = 5_000): Promise<string> {
+  if (started.child.exitCode !== null || started.child.signalCode !== null) return started.exited;
+  started.child.kill('SIGTERM');
+  const timer = setTimeout(() => started.child.kill('SIGKILL'), graceMs);
+  const result = await started.exited;
+  clearTimeout(timer);
+  return result;
+}
+
+/** Last resort on an interrupted run: no child of this harness may outlive it. */
+export function killAllChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+/** Waits for one IPC message of the given type from a forked child. */
+export function nextMessage<T extends { type: string }>(
+  started: StartedChild,
+  type: T['type'],
+  timeoutMs: number,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no "${type}" message within ${timeoutMs} ms (see ${started.logFile})`));
+    }, timeoutMs);
+    const onMessage = (message: unknown) => {
+      if (typeof message === 'object' && message !== null && (message as T).type === type) {
+        cleanup();
+        resolve(message as T);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(
+        new Error(`child exited (${signal ?? code}) before "${type}"; see ${started.logFile}`),
+      );
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      started.child.off('message', onMessage);
+      started.child.off('exit', onExit);
+    };
+    started.child.on('message', onMessage);
+    started.child.once('exit', onExit);
+  });
+}

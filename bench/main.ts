@@ -1,0 +1,235 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseOptions } from './config/bench-options';
+import { benchKafka, createTopics, topicSize } from './infra/bench-kafka';
+import { startBroker } from './infra/broker';
+import { killAllChildren } from './infra/child-process';
+import { repoRoot } from './infra/repo-root';
+import type { BenchReport, LatencyResult, ThroughputResult } from './report/result-types';
+import { fmt, headline, ms } from './report/summary';
+import { commit, machine, notes } from './report/run-meta';
+import { writeReport } from './report/write-report';
+import { runBacklog } from './phases/backlog.runner';
+import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
+import { runHttpCeiling } from './phases/http.runner';
+import { runLatency } from './phases/latency.runner';
+import { runThroughput } from './phases/throughput.runner';
+import { fixedLatency, SLOW_WITH_TAIL } from './vendor/latency-profile';
+import { VendorHandle } from './vendor/vendor.handle';
+import { orderPlaced, userSignedUp } from './workloads/event-factory';
+import { preload } from './workloads/preload';
+
+const LATENCY_PHASES: EventPhase[] = ['ceiling-consume-produce', 'naive', 'mailbridge'];
+
+/**
+ * `npm run bench`: starts a broker and the vendor sandbox, preloads the workloads once, runs
+ * every phase `--reps` times in alternating order, then the latency run and the backlog test,
+ * and writes bench/results/. See docs/benchmark.md.
+ */
+async function main(): Promise<void> {
+  quietTimerWarnings();
+  const options = parseOptions(process.argv.slice(2), process.env);
+  const root = repoRoot();
+  const started = new Date();
+  const stamp = started.toISOString().slice(0, 16).replace(':', '');
+  const log = (message: string) => {
+    const s = Math.round((Date.now() - started.getTime()) / 1000);
+    console.log(
+      `[bench ${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${message}`,
+    );
+  };
+  if (!existsSync(join(root, 'dist/main.js')))
+    throw new Error('dist/main.js is missing: run `npm run build`');
+  const orderSupported = readFileSync(join(root, 'src/config/environment.dto.ts'), 'utf8').includes(
+    'TOPIC_ORDER_PLACED',
+  );
+  const load = loadavg()[0];
+
+  log(options.brokers ? `using Kafka at ${options.brokers}` : 'starting the bench broker');
+  const broker = await startBroker(options.brokers);
+  let vendor: VendorHandle | undefined;
+  const shutdown = async () => {
+    killAllChildren();
+    await vendor?.stop().catch(() => undefined);
+    await broker.stop().catch(() => undefined);
+  };
+  process.once('SIGINT', () => void shutdown().finally(() => process.exit(130)));
+  process.once('SIGTERM', () => void shutdown().finally(() => process.exit(143)));
+
+  const kafka = benchKafka(broker.brokers);
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    vendor = await VendorHandle.start(fixedLatency(options.vendorLatencyMs));
+    const runId = `bench-${stamp.replace(/[^0-9T]/g, '')}-${process.pid}`;
+    const ctx: BenchContext = {
+      options,
+      kafka,
+      admin,
+      brokers: broker.brokers,
+      vendor,
+      runId,
+      emptyTopic: `${runId}.empty`,
+      orderSupported,
+      log,
+    };
+    const input: InputTopics = {
+      user: `${runId}.user.signed_up.v1`,
+      order: `${runId}.order.placed.v1`,
+    };
+    const backlogTopic = `${runId}.backlog.user.signed_up.v1`;
+    await createTopics(
+      admin,
+      [input.user, input.order, ctx.emptyTopic, backlogTopic],
+      options.partitions,
+    );
+    const sizes = await preloadAll(ctx, input, backlogTopic);
+
+    const throughput: ThroughputResult[] = [];
+    for (const workload of ['user', 'order'] as const) {
+      if (!options.sections.includes(workload)) continue;
+      const expected = sizes.get(workload === 'user' ? input.user : input.order) ?? 0;
+      const only: InputTopics =
+        workload === 'user'
+          ? { user: input.user, order: ctx.emptyTopic }
+          : { user: ctx.emptyTopic, order: input.order };
+      for (let rep = 1; rep <= options.reps; rep++) {
+        for (const phase of alternate(options.phases, rep)) {
+          if (phase === 'ceiling-http') {
+            if (workload !== 'user') continue;
+            for (const recipients of [1, options.httpBatch]) {
+              throughput.push(logged(ctx, await runHttpCeiling(ctx, recipients, rep)));
+            }
+            continue;
+          }
+          throughput.push(
+            logged(ctx, await runThroughput(ctx, phase, workload, only, expected, rep)),
+          );
+        }
+      }
+    }
+
+    const latency: LatencyResult[] = [];
+    if (options.sections.includes('latency')) {
+      const phases = LATENCY_PHASES.filter((p) => options.phases.includes(p));
+      for (let rep = 1; rep <= options.reps; rep++) {
+        for (const phase of alternate(phases, rep)) {
+          const result = await runLatency(ctx, phase, rep);
+          log(
+            `latency ${phase} r${rep}: p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}, ` +
+              `${result.delivered}/${result.sent} (${result.status})${result.note ? ` ${result.note}` : ''}`,
+          );
+          latency.push(result);
+        }
+      }
+    }
+
+    let backlog: BenchReport['backlog'];
+    if (options.sections.includes('backlog') && options.phases.includes('mailbridge')) {
+      log(
+        `backlog: mailbridge on ${fmt(options.backlogEvents)} waiting events, vendor ${SLOW_WITH_TAIL.name}`,
+      );
+      backlog = await runBacklog(ctx, backlogTopic, sizes.get(backlogTopic) ?? 0);
+      log(
+        `backlog: peak RSS ${backlog.peakRssMb.toFixed(0)} MB, ${fmt(backlog.meanRate)} events/s, ` +
+          `${backlog.drained} drained (${backlog.status})`,
+      );
+    }
+
+    const finished = new Date();
+    const report: BenchReport = {
+      meta: {
+        startedAt: started.toISOString(),
+        finishedAt: finished.toISOString(),
+        durationSeconds: Math.round((finished.getTime() - started.getTime()) / 1000),
+        command: [
+          'npm run bench',
+          ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : []),
+        ].join(' '),
+        commit: commit(root),
+        machine: machine(),
+        scale: options.scale,
+        options,
+        vendorLatency: `${options.vendorLatencyMs} ms fixed; backlog test ${SLOW_WITH_TAIL.name}`,
+        notes: notes(options, load, orderSupported),
+      },
+      throughput,
+      latency,
+      backlog,
+    };
+    const files = writeReport(report, resolve(root, options.outDir), stamp);
+    for (const line of headline(report)) log(line);
+    log(`wrote ${files.join(', ')}`);
+    if (!broker.owned) await deleteRunTopics(ctx);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+    await shutdown();
+  }
+}
+
+/** kafkajs 2.2 arms a timer with a negative delay on Node 24: harmless, and noise in the log. */
+function quietTimerWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'TimeoutNegativeWarning') console.warn(warning);
+  });
+}
+
+/** Odd repetitions run the phases in the given order, even ones in reverse. */
+function alternate<T>(phases: readonly T[], rep: number): T[] {
+  return rep % 2 === 1 ? [...phases] : [...phases].reverse();
+}
+
+/** Preloads each workload once; returns what each topic really holds, which phases then expect. */
+async function preloadAll(
+  ctx: BenchContext,
+  input: InputTopics,
+  backlogTopic: string,
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const { options } = ctx;
+  const jobs: Array<[string, string, number, typeof userSignedUp]> = [];
+  if (options.sections.includes('user'))
+    jobs.push(['user.signed_up.v1', input.user, options.userEvents, userSignedUp]);
+  if (options.sections.includes('order'))
+    jobs.push(['order.placed.v1', input.order, options.orderEvents, orderPlaced]);
+  if (options.sections.includes('backlog') && options.phases.includes('mailbridge')) {
+    jobs.push(['backlog user.signed_up.v1', backlogTopic, options.backlogEvents, userSignedUp]);
+  }
+  for (const [name, topic, count, make] of jobs) {
+    const { ms: took } = await preload(ctx.kafka, topic, count, make);
+    const size = await topicSize(ctx.admin, topic);
+    sizes.set(topic, size);
+    ctx.log(`preloaded ${fmt(size)} ${name} in ${(took / 1000).toFixed(1)} s`);
+    if (size !== count) ctx.log(`warning: ${topic} holds ${size} events, ${count} were sent`);
+  }
+  return sizes;
+}
+
+function logged(ctx: BenchContext, r: ThroughputResult): ThroughputResult {
+  const label = r.variant ? `${r.phase} (${r.variant})` : r.phase;
+  const extra = [
+    r.vendor.recipientsPerRequest === null
+      ? ''
+      : `${r.vendor.recipientsPerRequest.toFixed(1)} rcpt/req`,
+    r.peakRssMb > 0 ? `RSS ${r.peakRssMb.toFixed(0)} MB` : '',
+    r.cpuMsPer1kEvents === null ? '' : `${r.cpuMsPer1kEvents.toFixed(0)} CPU ms/1k`,
+  ].filter(Boolean);
+  ctx.log(
+    `${r.workload} r${r.rep} ${label}: ${fmt(r.eventsPerSecond)} events/s, ${r.events}/${r.expected || r.events} ` +
+      `(${r.status}) ${extra.join(', ')}${r.note ? ` — ${r.note}` : ''}`,
+  );
+  return r;
+}
+
+async function deleteRunTopics(ctx: BenchContext): Promise<void> {
+  const topics = (await ctx.admin.listTopics()).filter((t) => t.startsWith(ctx.runId));
+  if (topics.length > 0) await ctx.admin.deleteTopics({ topics });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  killAllChildren();
+  process.exit(1);
+});

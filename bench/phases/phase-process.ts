@@ -1,0 +1,108 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sandbox-defaults';
+import { startNode, type StartedChild } from '../infra/child-process';
+import { repoRoot } from '../infra/repo-root';
+import type { BenchContext, EventPhase, InputTopics, ResultTopics } from './bench-context';
+import type { ConsumerChildConfig } from './child-messages';
+
+export interface PhaseProcess {
+  started: StartedChild;
+  /** The consumer group whose joining marks the start of the measured window. */
+  groupId: string;
+}
+
+/**
+ * Starts the process of one event phase. The real service and the naive one get the same
+ * environment, the way an operator would configure mailbridge in production; the ceilings get
+ * their settings as JSON.
+ */
+export async function startPhaseProcess(
+  ctx: BenchContext,
+  phase: EventPhase,
+  runName: string,
+  input: InputTopics,
+  results: ResultTopics,
+  only: 'user' | 'order',
+  expected?: number,
+): Promise<PhaseProcess> {
+  const groupId = `${ctx.runId}.${runName}`;
+  const logName = `${ctx.runId}.${runName}`;
+  switch (phase) {
+    case 'ceiling-consume':
+    case 'ceiling-consume-produce': {
+      const config: ConsumerChildConfig = {
+        brokers: ctx.brokers,
+        groupId,
+        topics: [input[only]],
+        resultTopic: results.sent,
+        partitions: ctx.options.partitions,
+        expected,
+      };
+      const started = startNode(
+        logName,
+        join(__dirname, `${phase}.child.js`),
+        { BENCH_CHILD: JSON.stringify(config) },
+        { ipc: true },
+      );
+      return { started, groupId };
+    }
+    case 'naive': {
+      const env = await serviceEnv(ctx, groupId, input, results, runName);
+      // Nest's Kafka transport appends "-server" to the group id it is given.
+      const started = startNode(logName, join(__dirname, '../naive/main.js'), env);
+      return { started, groupId: `${groupId}-server` };
+    }
+    case 'mailbridge': {
+      const env = await serviceEnv(ctx, groupId, input, results, runName);
+      const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env);
+      return { started, groupId };
+    }
+  }
+}
+
+/** The environment of `node dist/main.js` in production mode against the bench's sandbox. */
+async function serviceEnv(
+  ctx: BenchContext,
+  groupId: string,
+  input: InputTopics,
+  results: ResultTopics,
+  runName: string,
+): Promise<Record<string, string>> {
+  const extra = Object.fromEntries(
+    Object.entries(ctx.options.serviceEnv).map(([k, v]) => [k, v.replaceAll('{run}', groupId)]),
+  );
+  return {
+    MAILBRIDGE_MODE: 'production',
+    LOG_LEVEL: 'warn',
+    HTTP_PORT: String(await freePort()),
+    KAFKA_BROKERS: ctx.brokers.join(','),
+    KAFKA_CLIENT_ID: `bench-${runName}`,
+    KAFKA_GROUP_ID: groupId,
+    KAFKA_CREATE_TOPICS: 'false',
+    TOPIC_USER_SIGNED_UP: input.user,
+    TOPIC_ORDER_PLACED: input.order,
+    TOPIC_CAMPAIGN_SENT: results.sent,
+    TOPIC_DISPATCH_FAILED: results.failed,
+    TOPIC_DEAD_LETTER: results.deadLetter,
+    TOPIC_CONTACT_LIST_CREATED: results.contactList,
+    VENDOR_RELAY_BASE_URL: `${ctx.vendor.url}/relay/v1`,
+    VENDOR_BASE_URL: `${ctx.vendor.url}/v1`,
+    VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_RELAY_ACCESS_TOKEN,
+    VENDOR_API_KEY: SANDBOX_API_KEY,
+    SENDER_FROM_EMAIL: 'bench@mailbridge.local',
+    ...extra,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

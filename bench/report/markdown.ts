@@ -1,0 +1,119 @@
+import type { BenchReport } from './result-types';
+import {
+  fmt,
+  headline,
+  ms,
+  ratio,
+  ratios,
+  summarizeLatency,
+  summarizeThroughput,
+  type PhaseSummary,
+} from './summary';
+
+/** The Markdown table of one run; `chart` is the SVG's path relative to the Markdown file. */
+export function markdownReport(report: BenchReport, chart: string): string {
+  const { meta } = report;
+  const m = meta.machine;
+  const throughput = summarizeThroughput(report.throughput);
+  const out: string[] = [
+    `# mailbridge benchmark, ${meta.startedAt.slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    `Command: \`${meta.command}\` · commit \`${meta.commit}\` · scale ${meta.scale} · ` +
+      `the run took ${(meta.durationSeconds / 60).toFixed(1)} min`,
+    '',
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Linux ${m.kernel}, Node ${m.node}. ` +
+      `Vendor sandbox: ${meta.vendorLatency}.`,
+    '',
+    ...headline(report).map((line) => `- **${line}**`),
+    '',
+    `![throughput and latency per phase](${chart})`,
+    '',
+  ];
+  for (const workload of ['user', 'order'] as const) {
+    const rows = throughput.filter((s) => s.workload === workload);
+    if (rows.length === 0) continue;
+    const expected = report.throughput.find(
+      (r) => r.workload === workload && r.expected > 0,
+    )?.expected;
+    const name = workload === 'user' ? 'user.signed_up.v1' : 'order.placed.v1';
+    out.push(
+      `## Throughput: ${fmt(expected ?? 0)} preloaded ${name} events`,
+      '',
+      'Median over repetitions (range in brackets). Window: consumer group ready → last result written.',
+      '',
+      '| phase | events/s | vendor requests | recipients / request | peak RSS MB | CPU ms / 1k events | status |',
+      '|---|---:|---:|---:|---:|---:|---|',
+      ...rows.map(throughputRow),
+      '',
+    );
+    const versus = ratios(throughput, workload);
+    if (versus.length > 0) {
+      out.push(
+        `mailbridge ÷ ${versus.map((v) => `${v.versus} **${ratio(v.ratio)}**`).join(' · ')}`,
+        '',
+      );
+    }
+  }
+  const latency = summarizeLatency(report.latency);
+  if (latency.length > 0) {
+    const r = report.latency[0];
+    out.push(
+      `## Event-to-result latency at ${fmt(r.inputRate)} events/s`,
+      '',
+      `${fmt(r.sent)} events per run, published at a fixed rate onto an empty topic; latency = ` +
+        'broker write time of the result − creation time of the event. Events still without a ' +
+        'result when the wait ends count as slower than any measured one ("beyond window").',
+      '',
+      '| phase | p50 | p95 | p99 | results / events | output events/s | peak RSS MB | CPU ms / 1k events | status |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...latency.map(
+        (s) =>
+          `| ${s.phase} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${fmt(s.delivered)} / ${fmt(s.sent)} | ` +
+          `${fmt(s.outputRate)} | ${s.peakRssMb.toFixed(0)} | ${num(s.cpuMsPer1kEvents)} | ${s.statuses.join(', ')} |`,
+      ),
+      '',
+    );
+  }
+  if (report.backlog) {
+    const b = report.backlog;
+    out.push(
+      `## Backlog: ${fmt(b.waiting)} events waiting, vendor ${b.vendorProfile}`,
+      '',
+      `Status ${b.status}${b.note ? ` (${b.note})` : ''}. Drained ${fmt(b.drained)} in the window at ` +
+        `${fmt(b.meanRate)} events/s (per-5 s rates vary by ${b.rateCv === null ? 'n/a' : `${(b.rateCv * 100).toFixed(0)}%`} ` +
+        `CV); a full drain would take ${b.projectedDrainSeconds === null ? 'n/a' : `${fmt(b.projectedDrainSeconds)} s`}. ` +
+        `Peak RSS **${b.peakRssMb.toFixed(0)} MB**; ${b.recipientsPerRequest?.toFixed(1) ?? 'n/a'} recipients per request.`,
+      '',
+      '| second | results/s | RSS MB |',
+      '|---:|---:|---:|',
+      ...b.timeline.map(
+        (t) => `| ${t.atSecond} | ${fmt(t.ratePerSecond)} | ${t.rssMb.toFixed(0)} |`,
+      ),
+      '',
+    );
+  }
+  const notes = [
+    ...meta.notes,
+    ...throughput.flatMap((s) => s.notes.map((n) => `${s.workload} ${s.label}: ${n}`)),
+    ...latency.flatMap((s) => s.notes.map((n) => `latency ${s.phase}: ${n}`)),
+  ];
+  if (notes.length > 0) out.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
+  return out.join('\n');
+}
+
+function throughputRow(s: PhaseSummary): string {
+  const range =
+    s.reps > 1 && Number.isFinite(s.minEventsPerSecond)
+      ? ` (${fmt(s.minEventsPerSecond)}–${fmt(s.maxEventsPerSecond)})`
+      : '';
+  const measured = Number.isFinite(s.eventsPerSecond);
+  return (
+    `| ${s.label} | ${measured ? `**${fmt(s.eventsPerSecond)}**${range}` : '—'} | ` +
+    `${measured ? Math.round(s.vendorRequests).toLocaleString('en-US') : '—'} | ${num(s.recipientsPerRequest)} | ` +
+    `${measured ? s.peakRssMb.toFixed(0) : '—'} | ${num(s.cpuMsPer1kEvents)} | ${s.statuses.join(', ')} |`
+  );
+}
+
+function num(value: number | null): string {
+  return value === null ? '—' : value.toFixed(1);
+}

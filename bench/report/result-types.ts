@@ -1,0 +1,101 @@
+import type { PhaseName } from '../config/bench-options';
+import type { Percentiles } from '../measure/percentiles';
+import type { WorkloadName } from '../phases/bench-context';
+import type { VendorStats } from '../vendor/vendor-stats';
+
+/**
+ * complete: every event reached an outcome. capped: the phase hit its time cap; figures cover
+ * what it finished. unsupported: this build cannot run it. failed: the phase broke (see note).
+ */
+export type PhaseStatus = 'complete' | 'capped' | 'unsupported' | 'failed';
+
+export interface VendorFigures extends VendorStats {
+  /** Campaign recipients per campaign request (null: no request). */
+  recipientsPerRequest: number | null;
+}
+
+export interface ThroughputResult {
+  workload: WorkloadName;
+  phase: PhaseName;
+  /** ceiling-http only: which body it sent. */
+  variant?: string;
+  rep: number;
+  status: PhaseStatus;
+  note?: string;
+  expected: number;
+  /** Events that reached an outcome in the window (ceiling-http: recipients accepted). */
+  events: number;
+  windowMs: number;
+  eventsPerSecond: number;
+  vendor: VendorFigures;
+  peakRssMb: number;
+  cpuMsPer1kEvents: number | null;
+  outcomes?: {
+    sent: number;
+    failed: number;
+    deadLettered: number;
+    contactLists: number;
+    duplicates: number;
+  };
+  http?: {
+    requestsPerSecond: number;
+    connections: number;
+    recipientsPerRequest: number;
+    bodyBytes: number;
+    latencyMs: { p50: number | null; p99: number | null };
+    failed: number;
+  };
+}
+
+export interface LatencyResult {
+  phase: PhaseName;
+  rep: number;
+  status: PhaseStatus;
+  note?: string;
+  inputRate: number;
+  sent: number;
+  delivered: number;
+  /** Results per second over the run (below the input rate: the phase could not keep up). */
+  outputRate: number;
+  latencyMs: Percentiles;
+  peakRssMb: number;
+  cpuMsPer1kEvents: number | null;
+}
+
+export interface BacklogResult {
+  status: PhaseStatus;
+  note?: string;
+  vendorProfile: string;
+  waiting: number;
+  seconds: number;
+  drained: number;
+  /** Mean results/s from the first result to the end of the window. */
+  meanRate: number;
+  /** Coefficient of variation of the per-5-second drain rates (0 = perfectly steady). */
+  rateCv: number | null;
+  projectedDrainSeconds: number | null;
+  peakRssMb: number;
+  recipientsPerRequest: number | null;
+  /** One point per 5 s: results written in that slice and the service's RSS. */
+  timeline: Array<{ atSecond: number; ratePerSecond: number; rssMb: number }>;
+}
+
+export interface BenchReport {
+  meta: {
+    startedAt: string;
+    finishedAt: string;
+    durationSeconds: number;
+    command: string;
+    commit: string;
+    machine: { cpus: number; cpuModel: string; memoryGiB: number; kernel: string; node: string };
+    scale: number;
+    options: object;
+    vendorLatency: string;
+    notes: string[];
+  };
+  throughput: ThroughputResult[];
+  latency: LatencyResult[];
+  backlog?: BacklogResult;
+}
+
+export const MB = 1024 * 1024;

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { USER_SIGNED_UP_V1, UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
+
+// Type-only import: the contract classes carry validation decorators the harness does not need.
+export const USER_SIGNED_UP: typeof USER_SIGNED_UP_V1 = 'user.signed_up.v1';
+export const ORDER_PLACED_V1 = 'order.placed.v1';
+
+/** The `order.placed.v1` shape the pipeline issue defines; generated here until src has it. */
+export interface OrderPlacedV1 {
+  id: string;
+  type: typeof ORDER_PLACED_V1;
+  time: string;
+  source: string;
+  data: {
+    orderId: string;
+    customer: {
+      email: string;
+      firstName: string;
+      lastName: string;
+      phone: string;
+      address1: string;
+      city: string;
+      province: string;
+      postalCode: string;
+      country: string;
+    };
+    total: string;
+    currency: string;
+    items: Array<{ sku: string; name: string; quantity: number; unitPrice: string }>;
+    placedAt: string;
+  };
+}
+
+export interface BenchEvent {
+  key: string;
+  value: string;
+}
+
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia'];
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Perlman'];
+const PLANS = ['free', 'trial', 'pro', 'enterprise'];
+const LOCALES = ['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-AR'];
+const SOURCES = ['web', 'ios', 'android', 'partner'];
+const CITIES: Array<[string, string, string]> = [
+  ['Buenos Aires', 'Buenos Aires', 'Argentina'],
+  ['Lyon', 'Auvergne-Rhone-Alpes', 'France'],
+  ['Leeds', 'West Yorkshire', 'United Kingdom'],
+  ['Austin', 'Texas', 'United States'],
+];
+const PRODUCTS: Array<[string, string, number]> = [
+  ['SKU-TEA-001', 'Darjeeling first flush, 100 g', 1290],
+  ['SKU-MUG-014', 'Stoneware mug, slate', 1800],
+  ['SKU-KTL-002', 'Gooseneck kettle 1 l', 5900],
+  ['SKU-FLT-100', 'Paper filters, 100 pcs', 450],
+];
+
+/** A `user.signed_up.v1` as the accounts service would publish it; `n` makes it unique. */
+export function userSignedUp(n: number, at = new Date()): BenchEvent & { id: string } {
+  const first = FIRST[n % FIRST.length];
+  const last = LAST[(n >> 3) % LAST.length];
+  const userId = `u-${n.toString(36).padStart(7, '0')}`;
+  const event: UserSignedUpV1 = {
+    id: randomUUID(),
+    type: USER_SIGNED_UP,
+    time: at.toISOString(),
+    source: 'https://accounts.example.com',
+    data: {
+      userId,
+      email: `${first.toLowerCase()}.${last.toLowerCase()}.${n}@example.com`,
+      name: `${first} ${last}`,
+      plan: PLANS[n % PLANS.length],
+      locale: LOCALES[n % LOCALES.length],
+      signupSource: SOURCES[n % SOURCES.length],
+    },
+  };
+  return { id: event.id, key: userId, value: JSON.stringify(event) };
+}
+
+/** An `order.placed.v1` with one to four lines; `n` makes it unique. */
+export function orderPlaced(n: number, at = new Date()): BenchEvent & { id: string } {
+  const first = FIRST[(n * 7) % FIRST.length];
+  const last = LAST[(n * 5) % LAST.length];
+  const [city, province, country] = CITIES[n % CITIES.length];
+  const items = Array.from({ length: 1 + (n % 4) }, (_, i) => {
+    const [sku, name, cents] = PRODUCTS[(n + i) % PRODUCTS.length];
+    return { sku, name, quantity: 1 + ((n + i) % 3), unitPrice: (cents / 100).toFixed(2) };
+  });
+  const total = items.reduce((sum, item) => sum + Number(item.unitPrice) * item.quantity, 0);
+  const orderId = `ord-${n.toString().padStart(8, '0')}`;
+  const event: OrderPlacedV1 = {
+    id: randomUUID(),
+    type: ORDER_PLACED_V1,
+    time: at.toISOString(),
+    source: 'https://shop.example.com',
+    data: {
+      orderId,
+      customer: {
+        email: `${first.toLowerCase()}.${last.toLowerCase()}.${n}@example.com`,
+        firstName: first,
+        lastName: last,
+        phone: `(555) ${String(100 + (n % 900))}-${String(n % 10000).padStart(4, '0')}`,
+        address1: `${1 + (n % 400)} Harbour Street`,
+        city,
+        province,
+        postalCode: String(10000 + (n % 89999)),
+        country,
+      },
+      total: total.toFixed(2),
+      currency: 'EUR',
+      items,
+      placedAt: at.toISOString(),
+    },
+  };
+  return { id: event.id, key: orderId, value: JSON.stringify(event) };
+}

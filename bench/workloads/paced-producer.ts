@@ -1,0 +1,50 @@
+import { Partitioners, type Kafka } from 'kafkajs';
+import { sleep } from '../infra/bench-kafka';
+import { userSignedUp } from './event-factory';
+
+const TICK_MS = 5;
+
+/**
+ * Publishes `user.signed_up.v1` events at a fixed rate for `seconds`: every 5 ms, the events due
+ * by then, each stamped with its creation time, which is recorded in `sentAt` (by event id)
+ * before the event is sent, so a result can never arrive before its event is known.
+ */
+export async function producePaced(
+  kafka: Kafka,
+  topic: string,
+  rate: number,
+  seconds: number,
+  sentAt: Map<string, number>,
+): Promise<void> {
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+  });
+  await producer.connect();
+  const total = Math.round(rate * seconds);
+  const started = Date.now();
+  const inFlight = new Set<Promise<unknown>>();
+  let made = 0;
+  try {
+    while (made < total) {
+      const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000));
+      if (due > made) {
+        const now = new Date();
+        const messages = [];
+        for (; made < due; made++) {
+          const event = userSignedUp(made, now);
+          sentAt.set(event.id, now.getTime());
+          messages.push(event);
+        }
+        // Not awaited one by one: a slow acknowledgement must not hold back the next tick.
+        const send = producer.send({ topic, acks: -1, messages });
+        inFlight.add(send);
+        void send.finally(() => inFlight.delete(send));
+      }
+      await sleep(TICK_MS);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await producer.disconnect();
+  }
+}
