@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Pool } from 'undici';
+import { loadConfig } from '../../src/config/config.loader';
 import { WelcomeTemplate } from '../../src/templates/welcome/welcome.template';
 import { percentiles } from '../measure/percentiles';
 import { userSignedUp } from '../workloads/event-factory';
@@ -15,17 +16,15 @@ async function main(): Promise<void> {
   const config = childConfig<HttpChildConfig>();
   const url = new URL(config.relayBaseUrl);
   const path = `${url.pathname.replace(/\/+$/, '')}/email/campaign`;
-  const template = new WelcomeTemplate();
-  const sender = {
-    from: { name: 'mailbridge', email: 'bench@mailbridge.local' },
-    disableTrackingLinks: false,
-  };
-  const rendered = Array.from({ length: config.recipients }, (_, n) =>
-    template.render(JSON.parse(userSignedUp(n).value) as UserSignedUpV1, sender),
+  const template = new WelcomeTemplate(
+    loadConfig({ MAILBRIDGE_MODE: 'local', SENDER_FROM_EMAIL: 'bench@mailbridge.local' }),
+  );
+  const planned = Array.from({ length: config.recipients }, (_, n) =>
+    template.plan(JSON.parse(userSignedUp(n).value) as UserSignedUpV1),
   );
   const body = JSON.stringify({
-    ...rendered[0].content,
-    recipients: { to: rendered.map((r) => r.recipient) },
+    ...planned[0].content,
+    recipients: { to: planned.flatMap((p) => p.recipients) },
   });
   const pool = new Pool(url.origin, { connections: config.connections });
   const latencies: number[] = [];

@@ -79,7 +79,13 @@ async function serviceEnv(
     KAFKA_BROKERS: ctx.brokers.join(','),
     KAFKA_CLIENT_ID: `bench-${runName}`,
     KAFKA_GROUP_ID: groupId,
-    KAFKA_CREATE_TOPICS: 'false',
+    // The bench creates the topics it measures; the service creates the command topics it also
+    // subscribes to, which the bench leaves empty.
+    KAFKA_CREATE_TOPICS: 'true',
+    TOPIC_CAMPAIGN_REQUESTED: `bench.campaign-requested.${groupId}`,
+    TOPIC_CONTACT_LIST_REQUESTED: `bench.contact-list-requested.${groupId}`,
+    // Every repetition replays the same event ids: each run gets its own idempotency namespace.
+    IDEMPOTENCY_KEY_PREFIX: `bench:${groupId}:`,
     TOPIC_USER_SIGNED_UP: input.user,
     TOPIC_ORDER_PLACED: input.order,
     TOPIC_CAMPAIGN_SENT: results.sent,
