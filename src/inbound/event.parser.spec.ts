@@ -1,0 +1,107 @@
+import type { InboundMessage } from './inbound-message';
+import { parseEvent } from './event.parser';
+import { InvalidEventError } from './invalid-event.error';
+
+const data = { userId: 'u-1', email: 'ada@example.com', name: 'Ada Lovelace', plan: 'pro' };
+const envelope = { id: 'evt-1', type: 'user.signed_up.v1', time: '2026-11-21T10:00:00Z', data };
+
+function message(value: unknown, headers: InboundMessage['headers'] = {}): InboundMessage {
+  return {
+    topic: 't',
+    partition: 0,
+    offset: '0',
+    timestamp: '0',
+    key: null,
+    value: Buffer.isBuffer(value)
+      ? value
+      : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+    headers,
+  };
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<InvalidEventError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InvalidEventError);
+  return error as InvalidEventError;
+}
+
+describe(parseEvent.name, () => {
+  it('accepts a plain JSON envelope', async () => {
+    const event = await parseEvent(message(envelope), 10_000);
+    expect(event).toMatchObject(envelope);
+  });
+
+  it('accepts a CloudEvents structured-mode event', async () => {
+    const structured = {
+      specversion: '1.0',
+      source: '/accounts',
+      datacontenttype: 'application/json',
+      ...envelope,
+    };
+    const event = await parseEvent(
+      message(structured, { 'content-type': 'application/cloudevents+json' }),
+      10_000,
+    );
+    expect(event).toMatchObject({ id: 'evt-1', source: '/accounts', specversion: '1.0', data });
+  });
+
+  it('accepts a CloudEvents binary-mode record: ce_ headers carry the attributes, the value is data', async () => {
+    const headers = {
+      ce_specversion: Buffer.from('1.0'),
+      ce_id: Buffer.from('evt-2'),
+      ce_type: Buffer.from('user.signed_up.v1'),
+      ce_source: Buffer.from('/accounts'),
+      ce_time: Buffer.from('2026-11-21T10:00:00Z'),
+      'content-type': Buffer.from('application/json'),
+    };
+    const event = await parseEvent(message(data, headers), 10_000);
+    expect(event).toMatchObject({
+      id: 'evt-2',
+      type: 'user.signed_up.v1',
+      source: '/accounts',
+      data,
+    });
+  });
+
+  it.each([
+    ['UNPARSEABLE', message('{"id":')],
+    ['UNPARSEABLE', message('[1,2]')],
+    ['UNPARSEABLE', message(Buffer.alloc(0))],
+    ['UNKNOWN_TYPE', message({ ...envelope, type: 'user.deleted.v1' })],
+    ['UNKNOWN_TYPE', message({ ...envelope, type: undefined })],
+    ['INVALID', message({ ...envelope, time: 'yesterday' })],
+    ['INVALID', message({ ...envelope, data: { ...data, email: 'nope' } })],
+    ['OVERSIZED', message({ ...envelope, padding: 'x'.repeat(20_000) })],
+  ])('rejects bad input as %s', async (code, bad) => {
+    expect((await errorOf(parseEvent(bad, 10_000))).code).toBe(code);
+  });
+
+  it('names the fields that broke a rule, never the values in them', async () => {
+    const error = await errorOf(
+      parseEvent(message({ ...envelope, data: { ...data, email: 'secret@@x' } }), 10_000),
+    );
+    expect(error.message).toContain('data.email fails isEmail');
+    expect(error.message).not.toContain('secret@@x');
+  });
+
+  it('validates order.placed.v1 down to its items', async () => {
+    const order = {
+      id: 'evt-o',
+      type: 'order.placed.v1',
+      time: '2026-11-21T10:00:00Z',
+      data: {
+        orderId: 'Order#1',
+        customer: { email: 'a@example.com', firstName: 'A' },
+        total: '10.00',
+        currency: 'EUR',
+        placedAt: '2026-11-21T10:00:00Z',
+        items: [{ sku: 'S', name: 'N', quantity: 0, unitPrice: '10.00' }],
+      },
+    };
+    const error = await errorOf(parseEvent(message(order), 10_000));
+    expect(error.message).toContain('data.items.0.quantity fails min');
+  });
+});

@@ -1,0 +1,108 @@
+import { loadConfig } from '../config/config.loader';
+import { OrderPlacedV1 } from '../contracts/order-placed.v1';
+import { UserSignedUpV1 } from '../contracts/user-signed-up.v1';
+import { plainToInstance } from 'class-transformer';
+import { NewCustomersTemplate } from './new-customers/new-customers.template';
+import { OrderConfirmationTemplate } from './order-confirmation/order-confirmation.template';
+import { WelcomeTemplate } from './welcome/welcome.template';
+
+const config = loadConfig({
+  MAILBRIDGE_MODE: 'local',
+  SENDER_FROM_NAME: 'Shop & Co <Best>',
+  SENDER_FROM_EMAIL: 'hello@shop.example',
+  CONTACT_LIST_WINDOW_MS: '60000',
+});
+
+const signUp = plainToInstance(UserSignedUpV1, {
+  id: 'evt-1',
+  type: 'user.signed_up.v1',
+  time: '2026-11-21T10:00:00Z',
+  data: { userId: 'u-1', email: 'ada@example.com', name: 'Ada <script>Lovelace</script>' },
+});
+
+const order = plainToInstance(OrderPlacedV1, {
+  id: 'evt-2',
+  type: 'order.placed.v1',
+  time: '2026-11-21T10:00:42Z',
+  data: {
+    orderId: 'Order#50993961',
+    customer: {
+      email: 'b@example.com',
+      firstName: 'Bo',
+      address: { city: 'Rosario', country: 'Argentina' },
+    },
+    total: '3500',
+    currency: 'SOS',
+    placedAt: '2026-11-21T10:00:42Z',
+    items: [{ sku: 'A', name: 'Mug & "Saucer"', quantity: 2, unitPrice: '1750' }],
+  },
+});
+
+describe(WelcomeTemplate.name, () => {
+  const template = new WelcomeTemplate(config);
+
+  it('escapes values rendered into the HTML and keeps the vendor placeholders', () => {
+    const action = template.plan(signUp);
+    expect(action.content.subject).toBe('Welcome to Shop &amp; Co &lt;Best&gt;, {{FIRST_NAME}}');
+    expect(action.content.body).toContain('{{FIRST_NAME}}');
+    expect(action.content.body).toContain('Shop &amp; Co &lt;Best&gt;');
+    expect(action.content.body).not.toContain('<Best>');
+  });
+
+  it('puts personal values into attributes, HTML-escaped, so one body serves everyone', () => {
+    const action = template.plan(signUp);
+    expect(action.batchKey).toBe('welcome');
+    expect(action.recipients).toEqual([
+      {
+        name: 'Ada <script>Lovelace</script>',
+        email: 'ada@example.com',
+        attributes: {
+          FIRST_NAME: 'Ada',
+          FULL_NAME: 'Ada &lt;script&gt;Lovelace&lt;/script&gt;',
+          PLAN: 'free',
+          USER_ID: 'u-1',
+        },
+      },
+    ]);
+    expect(template.plan(signUp)).toEqual(action); // pure: same event, same plan
+  });
+});
+
+describe(OrderConfirmationTemplate.name, () => {
+  it('carries the order as escaped attributes', () => {
+    const action = new OrderConfirmationTemplate(config).plan(order);
+    expect(action.recipients[0].attributes).toMatchObject({
+      ORDER_ID: 'Order#50993961',
+      TOTAL: '3500',
+      CURRENCY: 'SOS',
+      ITEM_COUNT: '2',
+      ITEMS: '<li>2 × Mug &amp; &quot;Saucer&quot; — 1750 SOS</li>',
+    });
+  });
+});
+
+describe(NewCustomersTemplate.name, () => {
+  it("places the customer in the window of the order's time, with the purchase fields", () => {
+    const action = new NewCustomersTemplate(config).plan(order);
+    expect(action).toEqual({
+      kind: 'contact-list',
+      mode: 'window',
+      listKey: 'new-customers',
+      window: { start: new Date('2026-11-21T10:00:00Z'), end: new Date('2026-11-21T10:01:00Z') },
+      members: [
+        {
+          email: 'b@example.com',
+          firstName: 'Bo',
+          city: 'Rosario',
+          country: 'Argentina',
+          currency: 'SOS',
+          source: 'mailbridge',
+          tags: ['new-customer'],
+          lastPurchaseOrder: '2026-11-21T10:00:42Z',
+          lastPurchasePrice: '3500',
+          latestOrderId: 'Order#50993961',
+        },
+      ],
+    });
+  });
+});
