@@ -22,7 +22,16 @@ export interface OutboundRecord {
   headers?: IHeaders;
 }
 
-const MAX_RECORDS_PER_SEND = 2_000;
+const MAX_RECORDS_PER_FLUSH = 2_000;
+const MAX_BYTES_PER_SEND = 256 * 1024;
+
+interface QueuedRecord {
+  topic: string;
+  message: Message;
+  bytes: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 /** Headers copied from a source event to everything published on its behalf. */
 const PROPAGATED_HEADERS = ['traceparent', 'tracestate', 'correlation-id'];
@@ -36,12 +45,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ResultPublisher.name);
   private readonly producer: Producer;
   private connected?: Promise<void>;
-  private readonly queue: Array<{
-    topic: string;
-    record: OutboundRecord;
-    resolve: () => void;
-    reject: (error: unknown) => void;
-  }> = [];
+  private readonly queue: QueuedRecord[] = [];
   private flushScheduled = false;
 
   constructor(
@@ -64,8 +68,14 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ topic, record, resolve, reject });
-      if (this.queue.length >= MAX_RECORDS_PER_SEND) this.flush();
+      const message: Message = {
+        key: record.key,
+        value: JSON.stringify(record.value),
+        headers: { 'content-type': 'application/json', ...record.headers },
+      };
+      const bytes = (message.value as string).length + 256; // headers and framing, roughly
+      this.queue.push({ topic, message, bytes, resolve, reject });
+      if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -123,15 +133,27 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private flush(): void {
     this.flushScheduled = false;
     const items = this.queue.splice(0);
-    if (items.length === 0) return;
+    // One produce request per chunk, kept well under the broker's default max message size
+    // (1 MiB per partition batch), which a whole vendor request's worth of results can pass.
+    let chunk: QueuedRecord[] = [];
+    let bytes = 0;
+    for (const item of items) {
+      if (chunk.length > 0 && bytes + item.bytes > MAX_BYTES_PER_SEND) {
+        this.send(chunk);
+        chunk = [];
+        bytes = 0;
+      }
+      chunk.push(item);
+      bytes += item.bytes;
+    }
+    if (chunk.length > 0) this.send(chunk);
+  }
+
+  private send(items: QueuedRecord[]): void {
     const byTopic = new Map<string, Message[]>();
-    for (const { topic, record } of items) {
+    for (const { topic, message } of items) {
       const messages = byTopic.get(topic) ?? [];
-      messages.push({
-        key: record.key,
-        value: JSON.stringify(record.value),
-        headers: { 'content-type': 'application/json', ...record.headers },
-      });
+      messages.push(message);
       byTopic.set(topic, messages);
     }
     this.connect()

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Eta } from 'eta';
+import type { SenderConfig } from '../config/app-config';
+import type { CampaignContent } from './template';
 
 const eta = new Eta({ autoEscape: true, useWith: false, autoTrim: false });
 
@@ -24,6 +26,33 @@ export function loadTemplateFiles<Part extends string>(
     compiled[part] = (data) => eta.render(fn, data).trim();
   }
   return compiled;
+}
+
+/** The configured sender block, with `replyTo` only when one is configured. */
+export function senderOf(sender: SenderConfig): NonNullable<CampaignContent['sender']> {
+  return { from: sender.from, ...(sender.replyTo ? { replyTo: sender.replyTo } : {}) };
+}
+
+/**
+ * A template's shared campaign content: `<name>.subject.eta`, `.preview.eta` and `.body.eta`
+ * from `dir`, rendered once with the brand (the sender's name), plus the configured sender.
+ */
+export function renderCampaignContent(
+  dir: string,
+  name: string,
+  campaignId: string,
+  sender: SenderConfig,
+): CampaignContent {
+  const files = loadTemplateFiles(dir, name, ['subject', 'preview', 'body'] as const);
+  const data = { brand: sender.from.name };
+  return {
+    subject: files.subject(data),
+    preview: files.preview(data),
+    body: files.body(data),
+    campaignId,
+    sender: senderOf(sender),
+    disableTrackingLinks: sender.disableTrackingLinks,
+  };
 }
 
 const HTML_ESCAPES: Record<string, string> = {

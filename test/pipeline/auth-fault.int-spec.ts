@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signUp } from '../support/events';
-import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(90_000);
@@ -15,11 +15,7 @@ describe('the vendor refusing our key (401)', () => {
 
   beforeAll(async () => {
     await fixture.start();
-    await produce(
-      fixture.kafka,
-      fixture.topics.TOPIC_USER_SIGNED_UP,
-      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-    );
+    await fixture.publish('TOPIC_USER_SIGNED_UP', events, (e) => e.data.userId);
     app = await fixture.startService({
       VENDOR_RELAY_ACCESS_TOKEN: 'a-wrong-key',
       BATCH_MAX_RECIPIENTS: '10',

@@ -1,7 +1,7 @@
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { CampaignRequest } from '../../src/vendor/vendor.types';
 import { signUp } from '../support/events';
-import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(120_000);
@@ -14,11 +14,7 @@ describe('batching: 1,000 user.signed_up.v1 events', () => {
 
   beforeAll(async () => {
     await fixture.start();
-    await produce(
-      fixture.kafka,
-      fixture.topics.TOPIC_USER_SIGNED_UP,
-      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-    );
+    await fixture.publish('TOPIC_USER_SIGNED_UP', events, (e) => e.data.userId);
   });
   afterAll(() => fixture.stop());
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { CampaignRequest } from '../../src/vendor/vendor.types';
 import { signUp } from '../support/events';
-import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(150_000);
@@ -16,11 +16,7 @@ describe('a consumer killed after the vendor accepted, before offsets were commi
 
   beforeAll(async () => {
     await fixture.start();
-    await produce(
-      fixture.kafka,
-      fixture.topics.TOPIC_USER_SIGNED_UP,
-      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-    );
+    await fixture.publish('TOPIC_USER_SIGNED_UP', events, (e) => e.data.userId);
   });
   afterAll(async () => {
     child?.kill('SIGKILL');

@@ -2,7 +2,7 @@ import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sen
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
 import type { CampaignRequest, ContactListRequest } from '../../src/vendor/vendor.types';
 import { order } from '../support/events';
-import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(120_000);
@@ -24,11 +24,7 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
 
   beforeAll(async () => {
     await fixture.start();
-    await produce(
-      fixture.kafka,
-      fixture.topics.TOPIC_ORDER_PLACED,
-      orders.map((o) => ({ key: o.data.orderId, value: JSON.stringify(o) })),
-    );
+    await fixture.publish('TOPIC_ORDER_PLACED', orders, (o) => o.data.orderId);
     await fixture.startService({
       CONTACT_LIST_WINDOW_MS: String(windowMs),
       BATCH_LINGER_MS: '300',

@@ -1,7 +1,7 @@
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { CampaignRequest } from '../../src/vendor/vendor.types';
 import { signUp } from '../support/events';
-import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(150_000);
@@ -18,11 +18,7 @@ describe('a vendor failing 30% of requests with 503 and 429', () => {
         { status: 429, share: 0.1, retryAfterSeconds: 0 },
       ],
     });
-    await produce(
-      fixture.kafka,
-      fixture.topics.TOPIC_USER_SIGNED_UP,
-      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-    );
+    await fixture.publish('TOPIC_USER_SIGNED_UP', events, (e) => e.data.userId);
     await fixture.startService({ BATCH_MAX_RECIPIENTS: '10', PAUSE_ON_VENDOR_FAILURE_MS: '200' });
   });
   afterAll(() => fixture.stop());

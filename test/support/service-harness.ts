@@ -4,7 +4,14 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config/config.loader';
 import type { FaultConfig } from '../../src/sandbox/sandbox-options';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
-import { TopicCollector, createTopics, testBrokers, testKafka, uniqueName } from './kafka-helpers';
+import {
+  TopicCollector,
+  createTopics,
+  produce,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from './kafka-helpers';
 
 export const RELAY_KEY = 'relay-key-for-tests';
 export const API_KEY = 'contacts-key-for-tests';
@@ -74,6 +81,15 @@ export class PipelineFixture {
       t.TOPIC_DEAD_LETTER,
     ]);
     return this;
+  }
+
+  /** Publishes events to one of this fixture's topics, keyed as a producer service would. */
+  async publish<E>(topic: keyof Topics, events: E[], keyOf: (event: E) => string): Promise<void> {
+    await produce(
+      this.kafka,
+      this.topics[topic],
+      events.map((e) => ({ key: keyOf(e), value: JSON.stringify(e) })),
+    );
   }
 
   env(overrides: Record<string, string> = {}): Record<string, string> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { senderOf } from '../template.renderer';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import {
@@ -27,12 +28,9 @@ export class CampaignCommandTemplate implements Template<EmailCampaignRequestedV
 
   plan(event: EmailCampaignRequestedV1): CampaignAction {
     const { recipients, ...rest } = event.data as CampaignRequest;
-    const sender = this.config.sender;
     const content: CampaignContent = {
       ...rest,
-      sender: rest.sender?.from
-        ? rest.sender
-        : { from: sender.from, ...(sender.replyTo ? { replyTo: sender.replyTo } : {}) },
+      sender: rest.sender?.from ? rest.sender : senderOf(this.config.sender),
     };
     const batchKey = `${this.name}:${createHash('sha256').update(JSON.stringify(content)).digest('hex')}`;
     return { kind: 'campaign', batchKey, content, recipients: recipients.to };

@@ -7,7 +7,7 @@ import {
   type CampaignContent,
   type Template,
 } from '../template';
-import { escapeHtml, loadTemplateFiles } from '../template.renderer';
+import { escapeHtml, renderCampaignContent } from '../template.renderer';
 
 /**
  * Confirms an order to its customer. The order's own values (id, total, items) are recipient
@@ -21,23 +21,12 @@ export class OrderConfirmationTemplate implements Template<OrderPlacedV1> {
   private readonly content: CampaignContent;
 
   constructor(config: AppConfig) {
-    const files = loadTemplateFiles(__dirname, 'order-confirmation', [
-      'subject',
-      'preview',
-      'body',
-    ] as const);
-    const data = { brand: config.sender.from.name };
-    this.content = {
-      subject: files.subject(data),
-      preview: files.preview(data),
-      body: files.body(data),
-      campaignId: 'order-confirmation-v1',
-      sender: {
-        from: config.sender.from,
-        ...(config.sender.replyTo ? { replyTo: config.sender.replyTo } : {}),
-      },
-      disableTrackingLinks: config.sender.disableTrackingLinks,
-    };
+    this.content = renderCampaignContent(
+      __dirname,
+      'order-confirmation',
+      'order-confirmation-v1',
+      config.sender,
+    );
   }
 
   plan(event: OrderPlacedV1): CampaignAction {

@@ -7,7 +7,7 @@ import {
   type CampaignContent,
   type Template,
 } from '../template';
-import { escapeHtml, loadTemplateFiles } from '../template.renderer';
+import { escapeHtml, renderCampaignContent } from '../template.renderer';
 
 /**
  * The welcome email for a new user. Personal values travel as recipient attributes and are merged
@@ -22,19 +22,7 @@ export class WelcomeTemplate implements Template<UserSignedUpV1> {
   private readonly content: CampaignContent;
 
   constructor(config: AppConfig) {
-    const files = loadTemplateFiles(__dirname, 'welcome', ['subject', 'preview', 'body'] as const);
-    const data = { brand: config.sender.from.name };
-    this.content = {
-      subject: files.subject(data),
-      preview: files.preview(data),
-      body: files.body(data),
-      campaignId: 'welcome-v1',
-      sender: {
-        from: config.sender.from,
-        ...(config.sender.replyTo ? { replyTo: config.sender.replyTo } : {}),
-      },
-      disableTrackingLinks: config.sender.disableTrackingLinks,
-    };
+    this.content = renderCampaignContent(__dirname, 'welcome', 'welcome-v1', config.sender);
   }
 
   plan(event: UserSignedUpV1): CampaignAction {
