@@ -3,11 +3,14 @@ import type {
   IdempotencyStoreKind,
   LogLevel,
   Mode,
+  SaslMechanism,
   TokenForm,
 } from './environment.dto';
 
 export interface KafkaConfig {
   brokers: string[];
+  ssl: boolean;
+  sasl?: { mechanism: Exclude<SaslMechanism, 'none'>; username: string; password: string };
   clientId: string;
   groupId: string;
   /** Create missing topics at startup (local mode); in production topics are provisioned. */
@@ -106,6 +109,15 @@ export class AppConfig {
       env.HTTP_PORT,
       {
         brokers: env.KAFKA_BROKERS.split(','),
+        ssl: env.KAFKA_SSL,
+        sasl:
+          env.KAFKA_SASL_MECHANISM === 'none'
+            ? undefined
+            : {
+                mechanism: env.KAFKA_SASL_MECHANISM,
+                username: env.KAFKA_SASL_USERNAME ?? '',
+                password: env.KAFKA_SASL_PASSWORD ?? '',
+              },
         clientId: env.KAFKA_CLIENT_ID,
         groupId: env.KAFKA_GROUP_ID,
         createTopics: env.KAFKA_CREATE_TOPICS,
@@ -197,6 +209,10 @@ export class AppConfig {
   toJSON(): object {
     return {
       ...this,
+      kafka: {
+        ...this.kafka,
+        sasl: this.kafka.sasl && { ...this.kafka.sasl, password: '[redacted]' },
+      },
       vendor: { ...this.vendor, relayAccessToken: '[redacted]', apiKey: '[redacted]' },
       idempotency: { ...this.idempotency, redisUrl: redactUrl(this.idempotency.redisUrl) },
     };

@@ -135,4 +135,27 @@ describe(loadConfig.name, () => {
     expect(json).not.toContain('api-secret-value');
     expect(json).toContain('[redacted]');
   });
+
+  it('configures TLS and SASL for the broker, requiring credentials and hiding the password', () => {
+    expect(problemsOf({ ...production, KAFKA_SASL_MECHANISM: 'scram-sha-512' })).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('KAFKA_SASL_USERNAME'),
+        expect.stringContaining('KAFKA_SASL_PASSWORD'),
+      ]),
+    );
+    const config = loadConfig({
+      ...production,
+      KAFKA_SSL: 'true',
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: 'mailbridge',
+      KAFKA_SASL_PASSWORD: 'kafka-secret-value',
+    });
+    expect(config.kafka.ssl).toBe(true);
+    expect(config.kafka.sasl).toEqual({
+      mechanism: 'scram-sha-512',
+      username: 'mailbridge',
+      password: 'kafka-secret-value',
+    });
+    expect(JSON.stringify(config)).not.toContain('kafka-secret-value');
+  });
 });

@@ -14,6 +14,8 @@ const COMMON_DEFAULTS: Env = {
   HTTP_PORT: '3000',
   KAFKA_CLIENT_ID: 'mailbridge',
   KAFKA_GROUP_ID: 'mailbridge',
+  KAFKA_SSL: 'false',
+  KAFKA_SASL_MECHANISM: 'none',
   KAFKA_CREATE_TOPICS: 'false',
   KAFKA_TOPIC_PARTITIONS: '6',
   KAFKA_REPLICATION_FACTOR: '-1',
@@ -75,7 +77,11 @@ const LOCAL_DEFAULTS: Env = {
 };
 
 /** Variables that may instead name a file holding the value (container secrets). */
-const FILE_VARIABLES = ['VENDOR_RELAY_ACCESS_TOKEN', 'VENDOR_API_KEY'] as const;
+const FILE_VARIABLES = [
+  'VENDOR_RELAY_ACCESS_TOKEN',
+  'VENDOR_API_KEY',
+  'KAFKA_SASL_PASSWORD',
+] as const;
 
 /**
  * Builds the typed configuration from environment variables. Throws one {@link ConfigError}

@@ -11,6 +11,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateIf,
 } from 'class-validator';
 
 export const MODES = ['local', 'production'] as const;
@@ -21,6 +22,9 @@ export type TokenForm = (typeof TOKEN_FORMS)[number];
 
 export const IDEMPOTENCY_STORES = ['memory', 'redis'] as const;
 export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
+
+export const SASL_MECHANISMS = ['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;
+export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -60,6 +64,24 @@ export class EnvironmentVariables {
   @IsString()
   @IsNotEmpty()
   KAFKA_GROUP_ID!: string;
+
+  @Transform(bool)
+  @IsBoolean()
+  KAFKA_SSL!: boolean;
+
+  @IsIn(SASL_MECHANISMS)
+  KAFKA_SASL_MECHANISM!: SaslMechanism;
+
+  @ValidateIf((env: EnvironmentVariables) => env.KAFKA_SASL_MECHANISM !== 'none')
+  @IsNotEmpty({ message: 'KAFKA_SASL_USERNAME is required when KAFKA_SASL_MECHANISM is set' })
+  KAFKA_SASL_USERNAME?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.KAFKA_SASL_MECHANISM !== 'none')
+  @IsNotEmpty({
+    message:
+      'KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required when KAFKA_SASL_MECHANISM is set',
+  })
+  KAFKA_SASL_PASSWORD?: string;
 
   @Transform(bool)
   @IsBoolean()

@@ -1,5 +1,5 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 
 const kafkaLogger = new Logger('kafkajs');
@@ -19,6 +19,9 @@ export function createKafka(config: AppConfig): Kafka {
   return new Kafka({
     clientId: config.kafka.clientId,
     brokers: config.kafka.brokers,
+    ssl: config.kafka.ssl,
+    // kafkajs types SASL options per mechanism; ours carries the same three fields for each.
+    sasl: config.kafka.sasl as SASLOptions | undefined,
     logLevel: logLevel.INFO,
     logCreator,
     retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
