@@ -9,7 +9,7 @@ import { KafkaModule } from './kafka/kafka.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { VendorModule } from './vendor/vendor.module';
 
-/** The whole service; `config` is passed in so tests can build it without touching process.env. */
+/** The whole service; `config` is passed in so tests can build it without the environment. */
 @Module({})
 export class AppModule {
   static forRoot(config?: AppConfig): DynamicModule {

@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const logger = new Logger('mailbridge');
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       logger.error(error.message);

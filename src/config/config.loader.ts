@@ -87,7 +87,7 @@ const FILE_VARIABLES = [
  * Builds the typed configuration from environment variables. Throws one {@link ConfigError}
  * listing every missing or malformed variable; values are never echoed, so keys stay out of it.
  */
-export function loadConfig(env: Env): AppConfig {
+export function loadConfig(env: Env = process.env): AppConfig {
   const problems: string[] = [];
   const unreadable = new Set<string>();
   const raw: Env = { ...COMMON_DEFAULTS };

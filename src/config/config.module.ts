@@ -9,7 +9,7 @@ import { loadConfig } from './config.loader';
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: AppConfig = loadConfig(process.env)) {
+  static forRoot(config: AppConfig = loadConfig()) {
     return {
       module: ConfigModule,
       providers: [{ provide: AppConfig, useValue: config }],
