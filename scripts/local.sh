@@ -36,8 +36,8 @@ cat <<MSG
 
 [local] mailbridge is starting on embedded defaults (MAILBRIDGE_MODE=local):
   Kafka broker      127.0.0.1:9092
-  vendor sandbox    http://127.0.0.1:8025   (what it received: /_sandbox/requests)
-  health            http://127.0.0.1:3000/health/ready
+  vendor sandbox    http://127.0.0.1:8025   (inbox page: /inbox, record: /_sandbox/requests)
+  health, metrics   http://127.0.0.1:3000/health/ready, /metrics
 
 In another terminal:
   npm run emit -- --count 5      publish sample user.signed_up.v1 events

@@ -11,7 +11,8 @@ async function main(): Promise<void> {
       brokers: { type: 'string', default: '127.0.0.1:9092' },
       topics: {
         type: 'string',
-        default: 'email.campaign.sent.v1,email.dispatch.failed.v1,mailbridge.dead-letter.v1',
+        default:
+          'email.campaign.sent.v1,email.contact_list.created.v1,email.dispatch.failed.v1,mailbridge.dead-letter.v1',
       },
     },
   });
