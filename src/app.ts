@@ -2,7 +2,8 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
 import { AppModule } from './app.module';
-import { AppConfig } from './config/app-config';
+import type { AppConfig } from './config/app-config';
+import { loadConfig } from './config/config.loader';
 import { ConsumerStatus } from './inbound/consumer-status';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { VendorGate } from './dispatch/vendor.gate';
@@ -13,10 +14,11 @@ import { ensureTopics } from './kafka/kafka.provider';
  * Builds and starts the service: the HTTP health endpoints and the Kafka transport. Used by
  * `main.ts` and by the integration tests, which pass their own config.
  */
-export async function startApp(config?: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config), { bufferLogs: false });
-  const resolved = app.get(AppConfig);
-  app.useLogger(levelsFrom(resolved.logLevel));
+export async function startApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config), {
+    logger: levelsFrom(config.logLevel),
+  });
+  const resolved = config;
   if (resolved.kafka.createTopics) await ensureTopics(app.get(Kafka), resolved);
   app.connectMicroservice(
     {
