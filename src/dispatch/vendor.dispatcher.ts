@@ -65,8 +65,8 @@ export class VendorDispatcher {
           batchRecipientCount,
         };
       }
-      // Only the recipients whose request failed transiently go again.
-      for (const f of delivery.failed) this.permanentOrPause(f.error);
+      // Pause once for the batch's trouble; only the recipients whose request failed go again.
+      this.permanentOrPause(delivery.failed[0].error);
       pending = delivery.failed.map((f) => f.recipient);
     }
   }
@@ -101,8 +101,9 @@ export class VendorDispatcher {
       return undefined;
     }
     if (!error.retriable) return error;
-    this.metrics.vendorPauses.inc({ reason: 'outage' });
-    this.gate.trip('outage', this.config.batching.pauseOnVendorFailureMs, error.message);
+    if (this.gate.trip('outage', this.config.batching.pauseOnVendorFailureMs, error.message)) {
+      this.metrics.vendorPauses.inc({ reason: 'outage' });
+    }
     return undefined;
   }
 }

@@ -21,10 +21,13 @@ export class VendorGate {
     return this.current;
   }
 
-  /** Closes the gate for `pauseMs` (extending an earlier close, never shortening it). */
-  trip(reason: 'auth' | 'outage', pauseMs: number, detail: string): void {
+  /**
+   * Closes the gate for `pauseMs` (extending an earlier close, never shortening it). Returns
+   * whether this call paused consumption, i.e. the gate was open.
+   */
+  trip(reason: 'auth' | 'outage', pauseMs: number, detail: string): boolean {
     const until = Date.now() + pauseMs;
-    if (!this.current.open && this.current.until >= until) return;
+    if (!this.current.open && this.current.until >= until) return false;
     const wasOpen = this.current.open;
     this.current = { open: false, reason, until };
     clearTimeout(this.timer);
@@ -37,6 +40,7 @@ export class VendorGate {
       this.logger.error(`${what} (${detail}); pausing consumption for ${pauseMs} ms`);
       this.events.emit('change', this.current);
     }
+    return wasOpen;
   }
 
   /** Resolves when the gate is open; rejects once the service shuts down. */

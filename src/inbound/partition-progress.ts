@@ -18,8 +18,4 @@ export class PartitionProgress {
     while (this.next < this.done.length && this.done[this.next]) this.next += 1;
     return this.next > before ? this.offsets[this.next - 1] : undefined;
   }
-
-  get allDone(): boolean {
-    return this.next === this.done.length;
-  }
 }

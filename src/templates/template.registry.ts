@@ -19,14 +19,11 @@ export class TemplateRegistry implements OnModuleInit {
       list.push(template);
       this.byEventType.set(template.eventType, list);
     }
+    for (const list of this.byEventType.values()) list.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The templates for an event type, in a stable order (by name). */
+  /** The templates for an event type, in a stable order (by name, sorted once at startup). */
   forEventType(type: string): readonly Template[] {
-    return (this.byEventType.get(type) ?? []).sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  get names(): string[] {
-    return [...this.byEventType.values()].flat().map((t) => t.name);
+    return this.byEventType.get(type) ?? [];
   }
 }
