@@ -6,10 +6,13 @@
 #   kafka.sh start          format a fresh data dir, start the broker in the background, and
 #                           return once it accepts clients (prints the bootstrap address)
 #   kafka.sh stop           stop the broker started from the same KAFKA_DIR and wait for it
+#   kafka.sh restart        stop, then start again on the same data dir (topics, offsets and
+#                           groups survive, as in a real broker restart)
 #   kafka.sh status         exit 0 when the broker of KAFKA_DIR is running
 #
 # Environment: KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (KAFKA_PORT+1), KAFKA_DIR (.cache/kafka/PORT),
-# KAFKA_HEAP (512m), KAFKA_START_TIMEOUT seconds (90).
+# KAFKA_HEAP (512m), KAFKA_START_TIMEOUT seconds (90), KAFKA_KEEP_DATA (0; 1 makes `start` reuse
+# a data dir that is already formatted instead of formatting a fresh one).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,6 +22,7 @@ cport="${KAFKA_CONTROLLER_PORT:-$((port + 1))}"
 dir="${KAFKA_DIR:-$root/.cache/kafka/$port}"
 heap="${KAFKA_HEAP:-512m}"
 timeout_s="${KAFKA_START_TIMEOUT:-90}"
+keep_data="${KAFKA_KEEP_DATA:-0}"
 classpath_file="$root/.cache/kafka/classpath.txt"
 
 log() { echo "[kafka] $*" >&2; }
@@ -96,22 +100,28 @@ start() {
   fi
   command -v java >/dev/null || { log "Java 17+ is not installed: run 'npm run setup'"; exit 1; }
   fetch
-  rm -rf "$dir"
-  write_config
-  local started_at cluster_id pid
+  local started_at cluster_id pid skip=0
   started_at=$(date +%s%N)
   java_args
-  cluster_id="$("${java_argv[@]}" kafka.tools.StorageTool random-uuid)"
-  "${java_argv[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
-    { log "storage format failed:"; cat "$dir/format.log" >&2; exit 1; }
+  if [ "$keep_data" = 1 ] && [ -f "$dir/data/meta.properties" ]; then
+    # A restart: the log appends, so only lines written after this point may say "started".
+    skip=$(wc -l 2>/dev/null <"$dir/broker.log" || echo 0)
+    log "keeping the data dir $dir/data"
+  else
+    rm -rf "$dir"
+    write_config
+    cluster_id="$("${java_argv[@]}" kafka.tools.StorageTool random-uuid)"
+    "${java_argv[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
+      { log "storage format failed:"; cat "$dir/format.log" >&2; exit 1; }
+  fi
   # setsid: the broker gets its own process group, so a Ctrl-C aimed at a foreground npm script
   # does not kill it mid-write; 'stop' shuts it down cleanly instead.
-  setsid "${java_argv[@]}" kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 </dev/null &
+  setsid "${java_argv[@]}" kafka.Kafka "$dir/server.properties" >>"$dir/stdout.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$dir/broker.pid"
   # Ready means the broker logged that it started and its client port accepts connections.
   local deadline=$(($(date +%s) + timeout_s))
-  until grep -q "Kafka Server started" "$dir/broker.log" 2>/dev/null && (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+  until grep -q "Kafka Server started" < <(tail -n +$((skip + 1)) "$dir/broker.log" 2>/dev/null) && (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then
       log "broker exited during start-up; last lines:"
       tail -n 30 "$dir/stdout.log" "$dir/broker.log" >&2 2>/dev/null || true
@@ -147,6 +157,7 @@ case "${1:-}" in
   fetch) fetch ;;
   start) start ;;
   stop) stop ;;
+  restart) stop; keep_data=1; start ;;
   status) running ;;
-  *) echo "usage: $0 fetch|start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 fetch|start|stop|restart|status" >&2; exit 2 ;;
 esac
