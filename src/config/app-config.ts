@@ -1,9 +1,11 @@
 import type {
+  AmbiguousSendPolicy,
   EnvironmentVariables,
   IdempotencyStoreKind,
   LogLevel,
   Mode,
   SaslMechanism,
+  StartPosition,
   TokenForm,
 } from './environment.dto';
 
@@ -46,6 +48,8 @@ export interface VendorConfig {
   retryBaseMs: number;
   retryCapMs: number;
   retryAfterMaxMs: number;
+  /** Try again a request whose fate is unknown (AMBIGUOUS_SEND_POLICY=resend). */
+  retryAmbiguous: boolean;
   maxRecipientsPerRequest: number;
   maxBodyBytes: number;
   poolConnections: number;
@@ -57,6 +61,10 @@ export interface ConsumerConfig {
   maxInFlight: number;
   commitIntervalMs: number;
   maxEventBytes: number;
+  /** Applied only to partitions for which the group has no committed offset. */
+  startFrom: StartPosition;
+  /** How long the pipeline may make no progress while it has work before liveness fails. */
+  livenessStallMs: number;
 }
 
 export interface BatchingConfig {
@@ -78,6 +86,10 @@ export interface IdempotencyConfig {
   ttlSeconds: number;
   /** How long a started send blocks others from the same event before it counts as abandoned. */
   claimTtlMs: number;
+  /** How long an instance counts as alive after its last heartbeat; then its claims are free. */
+  instanceTtlMs: number;
+  /** A send that may already have reached the vendor: send again, or fail it as ambiguous. */
+  ambiguousSendPolicy: AmbiguousSendPolicy;
 }
 
 export interface SenderConfig {
@@ -149,6 +161,7 @@ export class AppConfig {
         retryBaseMs: env.VENDOR_RETRY_BASE_MS,
         retryCapMs: env.VENDOR_RETRY_CAP_MS,
         retryAfterMaxMs: env.VENDOR_RETRY_AFTER_MAX_MS,
+        retryAmbiguous: env.AMBIGUOUS_SEND_POLICY === 'resend',
         maxRecipientsPerRequest: env.VENDOR_MAX_RECIPIENTS_PER_REQUEST,
         maxBodyBytes: env.VENDOR_MAX_BODY_BYTES,
         poolConnections: env.VENDOR_POOL_CONNECTIONS,
@@ -168,6 +181,8 @@ export class AppConfig {
         maxInFlight: env.CONSUMER_MAX_IN_FLIGHT,
         commitIntervalMs: env.CONSUMER_COMMIT_INTERVAL_MS,
         maxEventBytes: env.MAX_EVENT_BYTES,
+        startFrom: env.CONSUMER_START_FROM,
+        livenessStallMs: env.LIVENESS_STALL_MS,
       },
       {
         lingerMs: env.BATCH_LINGER_MS,
@@ -185,6 +200,8 @@ export class AppConfig {
         keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
         ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
         claimTtlMs: env.IDEMPOTENCY_CLAIM_TTL_MS,
+        instanceTtlMs: env.IDEMPOTENCY_INSTANCE_TTL_MS,
+        ambiguousSendPolicy: env.AMBIGUOUS_SEND_POLICY,
       },
       env.SHUTDOWN_TIMEOUT_MS,
     );

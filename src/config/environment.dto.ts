@@ -26,8 +26,14 @@ export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
 export const SASL_MECHANISMS = ['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 
+export const AMBIGUOUS_SEND_POLICIES = ['resend', 'fail'] as const;
+export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
+
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const START_POSITIONS = ['latest', 'earliest'] as const;
+export type StartPosition = (typeof START_POSITIONS)[number];
 
 const BROKER_LIST = /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/;
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -245,6 +251,16 @@ export class EnvironmentVariables {
   @Min(50)
   CONSUMER_COMMIT_INTERVAL_MS!: number;
 
+  /** Where a group without a committed offset starts reading a partition. */
+  @IsIn(START_POSITIONS)
+  CONSUMER_START_FROM!: StartPosition;
+
+  /** No progress for this long, with records waiting and the vendor gate open, fails liveness. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  LIVENESS_STALL_MS!: number;
+
   @Type(() => Number)
   @IsInt()
   @Min(1024)
@@ -311,6 +327,14 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1000)
   IDEMPOTENCY_CLAIM_TTL_MS!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  IDEMPOTENCY_INSTANCE_TTL_MS!: number;
+
+  @IsIn(AMBIGUOUS_SEND_POLICIES)
+  AMBIGUOUS_SEND_POLICY!: AmbiguousSendPolicy;
 
   @Type(() => Number)
   @IsInt()

@@ -22,5 +22,10 @@ export type EmailCampaignSentV1 = ResultEvent<
     recipientCount: number;
     /** How many recipients the vendor request carried in all (shared with other events). */
     batchRecipientCount: number;
+    /**
+     * Present (true) when an earlier attempt of this send may have reached the vendor too: a
+     * crash after the request was written, or an answer lost to a timeout or reset.
+     */
+    ambiguous?: true;
   }
 >;

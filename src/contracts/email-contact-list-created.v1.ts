@@ -14,5 +14,10 @@ export type EmailContactListCreatedV1 = ResultEvent<
     name: string;
     /** How many members the list was created with. */
     memberCount: number;
+    /**
+     * Present (true) when an earlier attempt of this send may have reached the vendor too: a
+     * crash after the request was written, or an answer lost to a timeout or reset.
+     */
+    ambiguous?: true;
   }
 >;

@@ -17,5 +17,10 @@ export type EmailDispatchFailedV1 = ResultEvent<
     vendorStatus?: number;
     retriable: boolean;
     message: string;
+    /**
+     * Present (true) with `errorCode` `AMBIGUOUS_SEND` (AMBIGUOUS_SEND_POLICY=fail): the vendor
+     * may or may not have the send; it was not sent again. Redrive it if it did not arrive.
+     */
+    ambiguous?: true;
   }
 >;

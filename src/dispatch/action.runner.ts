@@ -7,28 +7,31 @@ import type { InboundMessage } from '../inbound/inbound-message';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import type { Template } from '../templates/template';
+import { ClaimLostError } from './idempotency/claim-lost.error';
 import {
   IDEMPOTENCY_STORE,
+  type ClaimHolder,
   type IdempotencyStore,
   type StoredOutcome,
 } from './idempotency/idempotency.store';
+import { InstanceLiveness } from './idempotency/instance-liveness';
 import { resultFor } from './result.factory';
-import { VendorDispatcher } from './vendor.dispatcher';
+import { ambiguousFailure, VendorDispatcher } from './vendor.dispatcher';
 
 export type ActionOutcome = StoredOutcome['status'] | 'duplicate';
 
-const BUSY_RETRY_MS = 1_000;
+const BUSY_RETRY_MS = 500;
 
 /**
  * Runs one template for one event, exactly once as far as the vendor can tell: claim the
- * (event, template) key, plan, send, record the outcome, publish the result. A redelivered
- * event finds its outcome recorded and only publishes the same result again.
+ * (event, template) key, plan, send, record the outcome, publish the result. Every handling
+ * claims under its own name, so a second handling of the same record (a redelivery after a
+ * consumer restart or a rebalance, in this process or another) waits for the first and then
+ * publishes the outcome it recorded.
  */
 @Injectable()
 export class ActionRunner {
   private readonly logger = new Logger(ActionRunner.name);
-  /** Identifies this process's claims; a restart is a new owner. */
-  private readonly owner = randomUUID();
 
   constructor(
     private readonly config: AppConfig,
@@ -36,6 +39,7 @@ export class ActionRunner {
     private readonly vendor: VendorDispatcher,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
+    private readonly instance: InstanceLiveness,
   ) {}
 
   async run(
@@ -44,47 +48,68 @@ export class ActionRunner {
     message: InboundMessage,
   ): Promise<ActionOutcome> {
     const key = `${event.id}:${template.name}`;
-    const { claimTtlMs } = this.config.idempotency;
-    for (;;) {
-      const claim = await this.store.claim(key, this.owner, claimTtlMs);
+    const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
+    const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
+    let ambiguous = false;
+    let outcome: StoredOutcome | undefined;
+    while (!outcome) {
+      const claim = await this.store.claim(key, holder, claimTtlMs);
       if (claim.kind === 'done') {
         await this.publish(event, template, message, claim.outcome);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
         return 'duplicate';
       }
       if (claim.kind === 'busy') {
-        // Another live instance runs it (a rebalance moved the partition mid-send).
+        // Another live handling runs it: a rebalance moved the partition mid-send, or the
+        // consumer restarted while this record was in flight. Its outcome will be ours.
         await sleep(BUSY_RETRY_MS);
         continue;
       }
-      if (claim.kind === 'reclaimed') {
-        this.metrics.possibleDuplicates.inc();
+      if (claim.kind === 'reclaimed' && claim.maybeSent) {
+        this.metrics.ambiguousSends.inc({ cause: 'takeover', resolution: ambiguousSendPolicy });
         this.logger.warn(
-          `event ${event.id} (${template.name}) was abandoned mid-send; sending again`,
+          `event ${event.id} (${template.name}): an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
         );
+        if (ambiguousSendPolicy === 'fail') {
+          outcome = ambiguousFailure('an earlier attempt stopped after writing its request');
+          break;
+        }
+        this.metrics.possibleDuplicates.inc();
+        ambiguous = true;
       }
-      break;
+      outcome = await this.send(key, holder, template, event, ambiguous);
     }
+    await this.store.complete([{ key, outcome }]);
+    await this.publish(event, template, message, outcome);
+    this.metrics.outcomes.inc({ outcome: outcome.status });
+    return outcome.status;
+  }
 
+  /** The outcome, or undefined when the claim was lost before sending (claim again). */
+  private async send(
+    key: string,
+    holder: ClaimHolder,
+    template: Template,
+    event: InboundEvent,
+    ambiguous: boolean,
+  ): Promise<StoredOutcome | undefined> {
+    const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
     const renew = setInterval(() => {
-      this.store
-        .claim(key, this.owner, claimTtlMs)
-        .catch((e: Error) => this.logger.warn(`claim renewal: ${e.message}`));
+      this.store.renew(key, holder, claimTtlMs).then(
+        (held) => held || this.logger.warn(`claim on ${key} was taken over while running`),
+        (e: Error) => this.logger.warn(`claim renewal: ${e.message}`),
+      );
     }, claimTtlMs / 3);
-    let outcome: StoredOutcome;
     try {
-      outcome = await this.vendor.execute(template.plan(event));
+      return await this.vendor.execute(template.plan(event), { claim: { key, holder }, ambiguous });
     } catch (error) {
-      await this.store.release(key, this.owner).catch(() => undefined);
+      if (error instanceof ClaimLostError) return undefined;
+      await this.store.release(key, holder).catch(() => undefined);
       throw error;
     } finally {
       clearInterval(renew);
     }
-    await this.store.complete(key, outcome);
-    await this.publish(event, template, message, outcome);
-    this.metrics.outcomes.inc({ outcome: outcome.status });
-    return outcome.status;
   }
 
   private async publish(

@@ -1,6 +1,8 @@
 import { VendorError } from '../vendor/vendor.errors';
 import type { CampaignRequest, CampaignSendResult } from '../vendor/vendor.types';
-import { CampaignBatcher, type CampaignSender } from './campaign.batcher';
+import { CampaignBatcher, type CampaignDelivery, type CampaignSender } from './campaign.batcher';
+import { ClaimLostError } from './idempotency/claim-lost.error';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
 
 const content = { subject: 'Hi {{FIRST_NAME}}', body: '<p>Hi</p>' };
 const recipient = (n: number) => ({ email: `r${n}@example.com`, attributes: { N: String(n) } });
@@ -17,6 +19,7 @@ class RecordingSender implements CampaignSender {
         requestId: `req-${n}`,
         message: 'ok',
         attempts: 1,
+        ambiguousAttempts: 0,
         recipientIndexes: request.recipients.to.map((_, i) => i),
       },
     ]);
@@ -100,8 +103,15 @@ describe(CampaignBatcher.name, () => {
     const sender: CampaignSender = {
       sendCampaign: () =>
         Promise.resolve([
-          { ok: true, requestId: 'req-a', message: 'ok', attempts: 1, recipientIndexes: [0, 1] },
-          { ok: false, error: failure, attempts: 1, recipientIndexes: [2] },
+          {
+            ok: true,
+            requestId: 'req-a',
+            message: 'ok',
+            attempts: 1,
+            ambiguousAttempts: 0,
+            recipientIndexes: [0, 1],
+          },
+          { ok: false, error: failure, attempts: 1, ambiguousAttempts: 0, recipientIndexes: [2] },
         ]),
     };
     const batcher = new CampaignBatcher(sender, {
@@ -116,6 +126,7 @@ describe(CampaignBatcher.name, () => {
       sent: [{ recipient: recipient(1), requestId: 'req-a', message: 'ok' }],
       failed: [],
       batchRecipientCount: 2,
+      ambiguousAttempts: 0,
     });
     const mixed = await second;
     expect(mixed.sent.map((s) => s.recipient.email)).toEqual(['r2@example.com']);
@@ -134,4 +145,122 @@ describe(CampaignBatcher.name, () => {
     await batcher.drain();
     expect((await delivery).sent).toHaveLength(1);
   });
+
+  describe('with a ledger', () => {
+    const claim = (n: number) => ({
+      key: `e${n}:welcome`,
+      holder: { instance: 'i', handling: `h${n}` },
+    });
+    const sentOutcome = (d: CampaignDelivery) => ({
+      status: 'sent' as const,
+      requestIds: d.sent.map((s) => s.requestId),
+      message: 'ok',
+      recipientCount: d.sent.length,
+      batchRecipientCount: d.batchRecipientCount,
+    });
+
+    it('marks claims sending before writing, and records what a chunk completes before the next one is answered', async () => {
+      jest.useRealTimers();
+      const store = new MemoryIdempotencyStore(3600);
+      await store.heartbeat('i', 60_000);
+      for (const n of [1, 2]) await store.claim(claim(n).key, claim(n).holder, 60_000);
+      const seen: string[] = [];
+      let secondChunk: () => void = () => undefined;
+      const sender: CampaignSender = {
+        async sendCampaign(_request, onChunk) {
+          seen.push(`phase at write: ${JSON.stringify(await store.claim(claim(1).key, other, 1))}`);
+          onChunk?.({
+            ok: true,
+            requestId: 'req-1',
+            message: 'ok',
+            attempts: 1,
+            ambiguousAttempts: 0,
+            recipientIndexes: [0],
+          });
+          // The first event's outcome is on record while the second chunk is still under way.
+          await new Promise<void>((resolve) => (secondChunk = resolve));
+          return [
+            {
+              ok: true,
+              requestId: 'req-1',
+              message: 'ok',
+              attempts: 1,
+              ambiguousAttempts: 0,
+              recipientIndexes: [0],
+            },
+            {
+              ok: true,
+              requestId: 'req-2',
+              message: 'ok',
+              attempts: 2,
+              ambiguousAttempts: 1,
+              recipientIndexes: [1],
+            },
+          ];
+        },
+      };
+      const other = { instance: 'j', handling: 'x' };
+      const batcher = new CampaignBatcher(
+        sender,
+        { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
+        store,
+      );
+      const first = batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        outcomeOf: sentOutcome,
+      });
+      const second = batcher.add('k', content, [recipient(2)], {
+        claim: claim(2),
+        outcomeOf: sentOutcome,
+      });
+      await waitUntil(() => seen.length === 1);
+      expect(seen).toEqual(['phase at write: {"kind":"busy"}']);
+      await waitUntil(async () => (await store.claim(claim(1).key, other, 1)).kind === 'done');
+      expect(await store.claim(claim(2).key, other, 1)).toEqual({ kind: 'busy' });
+      secondChunk();
+      expect((await first).sent).toHaveLength(1);
+      expect((await second).ambiguousAttempts).toBe(1);
+      expect(await store.claim(claim(2).key, other, 1)).toEqual({
+        kind: 'done',
+        outcome: sentOutcome(await second),
+      });
+    });
+
+    it('does not send the recipients of a claim that was taken over, and says so', async () => {
+      jest.useRealTimers();
+      const store = new MemoryIdempotencyStore(3600);
+      await store.heartbeat('i', 60_000);
+      await store.claim(claim(1).key, claim(1).holder, 60_000);
+      await store.claim(claim(2).key, claim(2).holder, 60_000);
+      await store.retire('i');
+      await store.claim(claim(2).key, { instance: 'j', handling: 'y' }, 60_000); // taken over
+      const sender = new RecordingSender();
+      const batcher = new CampaignBatcher(
+        sender,
+        { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
+        store,
+      );
+      const kept = batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        outcomeOf: sentOutcome,
+      });
+      const lost = batcher.add('k', content, [recipient(2)], {
+        claim: claim(2),
+        outcomeOf: sentOutcome,
+      });
+      await expect(lost).rejects.toBeInstanceOf(ClaimLostError);
+      expect((await kept).sent).toHaveLength(1);
+      expect(sender.requests.map((r) => r.recipients.to.map((t) => t.email))).toEqual([
+        ['r1@example.com'],
+      ]);
+    });
+  });
 });
+
+async function waitUntil(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

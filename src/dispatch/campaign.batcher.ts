@@ -1,4 +1,6 @@
 import type { CampaignContent } from '../templates/template';
+import { ClaimLostError } from './idempotency/claim-lost.error';
+import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
 import type { VendorError } from '../vendor/vendor.errors';
 import type {
   CampaignChunkResult,
@@ -8,7 +10,20 @@ import type {
 } from '../vendor/vendor.types';
 
 export interface CampaignSender {
-  sendCampaign(request: CampaignRequest): Promise<CampaignSendResult>;
+  sendCampaign(
+    request: CampaignRequest,
+    onChunk?: (chunk: CampaignChunkResult) => void,
+  ): Promise<CampaignSendResult>;
+}
+
+/** Where claims are marked before a request is written and outcomes recorded when it is accepted. */
+export type SendLedger = Pick<IdempotencyStore, 'markSending' | 'complete'>;
+
+/** The claimed action some recipients belong to, and the outcome to record for it. */
+export interface BatchedAction {
+  claim: HeldClaim;
+  /** The outcome to record once this delivery is known, or undefined if it does not end the action. */
+  outcomeOf(delivery: CampaignDelivery): StoredOutcome | undefined;
 }
 
 /** What became of the recipients one caller added, in the order it gave them. */
@@ -17,6 +32,8 @@ export interface CampaignDelivery {
   failed: Array<{ recipient: CampaignRecipient; error: VendorError }>;
   /** Recipients of the whole vendor request(s) this delivery travelled in. */
   batchRecipientCount: number;
+  /** Failed attempts of those requests that may have reached the vendor all the same. */
+  ambiguousAttempts: number;
 }
 
 export interface CampaignBatcherOptions {
@@ -27,6 +44,7 @@ export interface CampaignBatcherOptions {
 
 interface Entry {
   recipients: CampaignRecipient[];
+  action?: BatchedAction;
   resolve: (delivery: CampaignDelivery) => void;
   reject: (error: unknown) => void;
 }
@@ -45,6 +63,11 @@ interface OpenBatch {
  * into one campaign request, sent when it holds `maxRecipients`, would pass `maxBytes`, or has
  * waited `lingerMs`. The recipients of one event always travel together, and an address is
  * never twice in one request: a repeat starts the next request instead.
+ *
+ * With a ledger, the claims of a request are marked `sending` in one atomic step before it is
+ * written (a claim lost by then is not sent), and the outcome of every action a chunk completes
+ * is recorded in one atomic step the moment the vendor accepts it, before any other work: the
+ * window in which a crash can leave an accepted send unrecorded is one Redis round trip.
  */
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
@@ -53,12 +76,14 @@ export class CampaignBatcher {
   constructor(
     private readonly sender: CampaignSender,
     private readonly options: CampaignBatcherOptions,
+    private readonly ledger?: SendLedger,
   ) {}
 
   add(
     batchKey: string,
     content: CampaignContent,
     recipients: CampaignRecipient[],
+    action?: BatchedAction,
   ): Promise<CampaignDelivery> {
     return new Promise<CampaignDelivery>((resolve, reject) => {
       const bytes = Buffer.byteLength(JSON.stringify(recipients));
@@ -78,7 +103,7 @@ export class CampaignBatcher {
         this.open.set(batchKey, batch);
         batch.timer = setTimeout(() => this.flush(batchKey), this.options.lingerMs);
       }
-      batch.entries.push({ recipients, resolve, reject });
+      batch.entries.push({ recipients, action, resolve, reject });
       for (const r of recipients) batch.emails.add(r.email.toLowerCase());
       batch.count += recipients.length;
       batch.bytes += bytes;
@@ -111,18 +136,30 @@ export class CampaignBatcher {
   }
 
   private async send(batch: OpenBatch): Promise<void> {
-    const to = batch.entries.flatMap((e) => e.recipients);
-    let chunks: CampaignChunkResult[];
+    let entries: Entry[];
     try {
-      chunks = await this.sender.sendCampaign({ ...batch.content, recipients: { to } });
+      entries = await this.stillHeld(batch.entries);
     } catch (error) {
       for (const entry of batch.entries) entry.reject(error);
       return;
     }
+    if (entries.length === 0) return;
+    const to = entries.flatMap((e) => e.recipients);
     const byIndex = new Map<number, CampaignChunkResult>();
-    for (const chunk of chunks) for (const i of chunk.recipientIndexes) byIndex.set(i, chunk);
+    const recorder = new AcceptanceRecorder(entries, byIndex, this.ledger);
+    let chunks: CampaignChunkResult[];
+    try {
+      chunks = await this.sender.sendCampaign({ ...batch.content, recipients: { to } }, (chunk) =>
+        recorder.heard(chunk),
+      );
+    } catch (error) {
+      for (const entry of entries) entry.reject(error);
+      return;
+    }
+    for (const chunk of chunks) recorder.heard(chunk); // a sender that did not report as it went
+    await recorder.settled();
     let offset = 0;
-    for (const entry of batch.entries) {
+    for (const entry of entries) {
       try {
         entry.resolve(deliveryOf(entry.recipients, offset, byIndex));
       } catch (error) {
@@ -131,6 +168,63 @@ export class CampaignBatcher {
       offset += entry.recipients.length;
     }
   }
+
+  /** Marks the batch's claims `sending`; entries whose claim was lost are turned away unsent. */
+  private async stillHeld(entries: Entry[]): Promise<Entry[]> {
+    const claims = entries.flatMap((e) => (e.action ? [e.action.claim] : []));
+    if (!this.ledger || claims.length === 0) return entries;
+    const held = await this.ledger.markSending(claims);
+    return entries.filter((entry) => {
+      const key = entry.action?.claim.key;
+      if (key === undefined || held.has(key)) return true;
+      entry.reject(new ClaimLostError(key));
+      return false;
+    });
+  }
+}
+
+/** Records, as each chunk is accepted, the outcome of every action it completes. */
+class AcceptanceRecorder {
+  private readonly writes: Array<Promise<void>> = [];
+  private readonly recorded = new Set<Entry>();
+  private readonly chunks = new Set<CampaignChunkResult>();
+  private readonly offsets = new Map<Entry, number>();
+
+  constructor(
+    private readonly entries: Entry[],
+    private readonly byIndex: Map<number, CampaignChunkResult>,
+    private readonly ledger?: SendLedger,
+  ) {
+    let offset = 0;
+    for (const entry of entries) {
+      this.offsets.set(entry, offset);
+      offset += entry.recipients.length;
+    }
+  }
+
+  heard(chunk: CampaignChunkResult): void {
+    if (this.chunks.has(chunk)) return;
+    this.chunks.add(chunk);
+    for (const i of chunk.recipientIndexes) this.byIndex.set(i, chunk);
+    if (!chunk.ok || !this.ledger) return;
+    const outcomes: Array<{ key: string; outcome: StoredOutcome }> = [];
+    for (const entry of this.entries) {
+      if (!entry.action || this.recorded.has(entry)) continue;
+      const offset = this.offsets.get(entry)!;
+      const all = entry.recipients.every((_, i) => this.byIndex.get(offset + i)?.ok === true);
+      if (!all) continue;
+      const outcome = entry.action.outcomeOf(deliveryOf(entry.recipients, offset, this.byIndex));
+      if (!outcome) continue;
+      this.recorded.add(entry);
+      outcomes.push({ key: entry.action.claim.key, outcome });
+    }
+    if (outcomes.length > 0) this.writes.push(this.ledger.complete(outcomes));
+  }
+
+  /** Waits for the records; a failed one is left to the caller's own record of the outcome. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.writes);
+  }
 }
 
 function deliveryOf(
@@ -138,7 +232,12 @@ function deliveryOf(
   offset: number,
   byIndex: Map<number, CampaignChunkResult>,
 ): CampaignDelivery {
-  const delivery: CampaignDelivery = { sent: [], failed: [], batchRecipientCount: 0 };
+  const delivery: CampaignDelivery = {
+    sent: [],
+    failed: [],
+    batchRecipientCount: 0,
+    ambiguousAttempts: 0,
+  };
   const carriers = new Set<CampaignChunkResult>();
   recipients.forEach((recipient, i) => {
     const chunk = byIndex.get(offset + i);
@@ -149,5 +248,6 @@ function deliveryOf(
     else delivery.failed.push({ recipient, error: chunk.error });
   });
   delivery.batchRecipientCount = [...carriers].reduce((n, c) => n + c.recipientIndexes.length, 0);
+  delivery.ambiguousAttempts = [...carriers].reduce((n, c) => n + c.ambiguousAttempts, 0);
   return delivery;
 }

@@ -10,7 +10,10 @@ class RecordingCreator implements ContactListCreator {
       return Promise.reject(new Error('vendor down'));
     }
     this.lists.push(request);
-    return Promise.resolve({ id: `00000000-0000-4000-8000-00000000000${this.lists.length}` });
+    return Promise.resolve({
+      id: `00000000-0000-4000-8000-00000000000${this.lists.length}`,
+      ambiguousAttempts: 0,
+    });
   }
 }
 

@@ -1,17 +1,19 @@
-import type {
-  ContactListRequest,
-  ContactListResponse,
-  ContactMember,
-} from '../vendor/vendor.types';
+import { VendorError } from '../vendor/vendor.errors';
+import type { ContactListCreated, ContactListRequest, ContactMember } from '../vendor/vendor.types';
+import { ClaimLostError } from './idempotency/claim-lost.error';
+import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
 
 export interface ContactListCreator {
-  createContactList(request: ContactListRequest): Promise<ContactListResponse>;
+  createContactList(request: ContactListRequest): Promise<ContactListCreated>;
 }
 
 export interface ContactListDelivery {
   listId: string;
   name: string;
   memberCount: number;
+  /** Failed attempts that may have created the list (or a twin of it) all the same. */
+  ambiguousAttempts: number;
 }
 
 export interface ContactListBatcherOptions {
@@ -22,10 +24,26 @@ export interface ContactListBatcherOptions {
   namePattern: string;
 }
 
+/** Claims marked before a list is created, outcomes recorded when it is; list numbers shared. */
+export type ListLedger = Pick<IdempotencyStore, 'markSending' | 'complete' | 'nextSequence'>;
+
+/** The claimed action some members belong to, and the outcome to record once the list exists. */
+export interface ListedAction {
+  claim: HeldClaim;
+  outcomeOf(delivery: ContactListDelivery): StoredOutcome;
+}
+
+interface Waiter {
+  members: ContactMember[];
+  action?: ListedAction;
+  resolve: (d: ContactListDelivery) => void;
+  reject: (e: unknown) => void;
+}
+
 interface OpenList {
-  name: string;
-  members: Map<string, ContactMember>;
-  waiters: Array<{ resolve: (d: ContactListDelivery) => void; reject: (e: unknown) => void }>;
+  start: Date;
+  waiters: Waiter[];
+  memberCount: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -34,42 +52,62 @@ interface OpenList {
  * (repeat addresses kept once, the latest details winning) and are created when the window has
  * closed and `lingerMs` passed, or when `maxMembers` is reached. The vendor can only create a
  * list, never add to one, so a window that fills up (or hears of a late event after its list
- * was created) continues in a further list named `<name>-2`, `-3`, ….
+ * was created) continues in a further list named `<name>-2`, `-3`, …. The numbers come from the
+ * ledger, shared by every replica and kept across restarts, so no name is ever created twice; a
+ * number whose creation surely failed is used again by the next attempt here.
  */
 export class ContactListBatcher {
   private readonly open = new Map<string, OpenList>();
-  private readonly created = new Map<string, number>();
+  /** Names whose creation surely failed (nothing was created), for the next attempt. */
+  private readonly spare = new Map<string, string>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly creator: ContactListCreator,
     private readonly options: ContactListBatcherOptions,
+    private readonly ledger: ListLedger = new MemoryIdempotencyStore(86_400),
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Creates exactly this list, on its own. */
-  async createExact(name: string, members: ContactMember[]): Promise<ContactListDelivery> {
-    const { id } = await this.creator.createContactList({ name, members });
-    return { listId: id, name, memberCount: members.length };
+  async createExact(
+    name: string,
+    members: ContactMember[],
+    action?: ListedAction,
+  ): Promise<ContactListDelivery> {
+    if (action && !(await this.ledger.markSending([action.claim])).has(action.claim.key)) {
+      throw new ClaimLostError(action.claim.key);
+    }
+    const created = await this.creator.createContactList({ name, members });
+    const delivery = {
+      listId: created.id,
+      name,
+      memberCount: members.length,
+      ambiguousAttempts: created.ambiguousAttempts,
+    };
+    // Each action records its own outcome again when it resumes: a failed record costs nothing.
+    if (action) await this.record([action], delivery).catch(() => undefined);
+    return delivery;
   }
 
   addToWindow(
     listKey: string,
     window: { start: Date; end: Date },
     members: ContactMember[],
+    action?: ListedAction,
   ): Promise<ContactListDelivery> {
     return new Promise((resolve, reject) => {
       const key = `${listKey}@${window.start.toISOString()}`;
       let list = this.open.get(key);
       if (!list) {
-        list = { name: this.nameFor(key, window.start), members: new Map(), waiters: [] };
+        list = { start: window.start, waiters: [], memberCount: 0 };
         this.open.set(key, list);
         const due = Math.max(window.end.getTime() - this.now(), 0) + this.options.lingerMs;
         list.timer = setTimeout(() => this.flush(key), due);
       }
-      for (const m of members) list.members.set(m.email.toLowerCase(), m);
-      list.waiters.push({ resolve, reject });
-      if (list.members.size >= this.options.maxMembers) this.flush(key);
+      list.waiters.push({ members, action, resolve, reject });
+      list.memberCount += members.length;
+      if (list.memberCount >= this.options.maxMembers) this.flush(key);
     });
   }
 
@@ -78,29 +116,71 @@ export class ContactListBatcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private nameFor(key: string, start: Date): string {
-    const count = (this.created.get(key) ?? 0) + 1;
-    this.created.set(key, count);
-    const window = start.toISOString().slice(0, 16).replace(/[-:]/g, '') + 'Z';
-    const name = this.options.namePattern.replace('{window}', window);
-    return count === 1 ? name : `${name}-${count}`;
-  }
-
   private flush(key: string): void {
     const list = this.open.get(key);
     if (!list) return;
     this.open.delete(key);
     clearTimeout(list.timer);
-    const members = [...list.members.values()];
-    const sending = this.createExact(list.name, members).then(
-      (delivery) => list.waiters.forEach((w) => w.resolve(delivery)),
-      (error: unknown) => {
-        // Nothing was created under this name: the retry may use it.
-        this.created.set(key, (this.created.get(key) ?? 1) - 1);
-        list.waiters.forEach((w) => w.reject(error));
-      },
+    const creating = this.create(key, list).catch((error: unknown) =>
+      list.waiters.forEach((w) => w.reject(error)),
     );
-    const tracked = sending.finally(() => this.inFlight.delete(tracked));
+    const tracked = creating.finally(() => this.inFlight.delete(tracked));
     this.inFlight.add(tracked);
+  }
+
+  private async create(key: string, list: OpenList): Promise<void> {
+    const waiters = await this.stillHeld(list.waiters);
+    if (waiters.length === 0) return;
+    const members = new Map<string, ContactMember>();
+    for (const m of waiters.flatMap((w) => w.members)) members.set(m.email.toLowerCase(), m);
+    const name = this.spare.get(key) ?? (await this.nextName(key, list.start));
+    this.spare.delete(key);
+    let created: ContactListCreated;
+    try {
+      created = await this.creator.createContactList({ name, members: [...members.values()] });
+    } catch (error) {
+      const maybeCreated = error instanceof VendorError && error.ambiguous;
+      if (!maybeCreated && !this.spare.has(key)) this.spare.set(key, name);
+      waiters.forEach((w) => w.reject(error));
+      return;
+    }
+    const delivery = {
+      listId: created.id,
+      name,
+      memberCount: members.size,
+      ambiguousAttempts: created.ambiguousAttempts,
+    };
+    await this.record(
+      waiters.flatMap((w) => (w.action ? [w.action] : [])),
+      delivery,
+    ).catch(() => undefined);
+    waiters.forEach((w) => w.resolve(delivery));
+  }
+
+  /** Marks the waiters' claims `sending`; a waiter whose claim was lost is turned away. */
+  private async stillHeld(waiters: Waiter[]): Promise<Waiter[]> {
+    const claims = waiters.flatMap((w) => (w.action ? [w.action.claim] : []));
+    if (claims.length === 0) return waiters;
+    const held = await this.ledger.markSending(claims);
+    return waiters.filter((w) => {
+      const key = w.action?.claim.key;
+      if (key === undefined || held.has(key)) return true;
+      w.reject(new ClaimLostError(key));
+      return false;
+    });
+  }
+
+  /** Records, in one atomic step, the outcome of every action the created list completes. */
+  private async record(actions: ListedAction[], delivery: ContactListDelivery): Promise<void> {
+    await this.ledger.complete(
+      actions.map((a) => ({ key: a.claim.key, outcome: a.outcomeOf(delivery) })),
+    );
+  }
+
+  private async nextName(key: string, start: Date): Promise<string> {
+    const count = await this.ledger.nextSequence(`list:${key}`);
+    const window = start.toISOString().slice(0, 16).replace(/[-:]/g, '') + 'Z';
+    const name = this.options.namePattern.replace('{window}', window);
+    return count === 1 ? name : `${name}-${count}`;
   }
 }

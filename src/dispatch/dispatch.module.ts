@@ -10,6 +10,7 @@ import { ContactListBatcher } from './contact-list.batcher';
 import { DispatchService } from './dispatch.service';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency/idempotency.store';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
+import { InstanceLiveness } from './idempotency/instance-liveness';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store';
 import { campaignSenderOf } from './vendor-adapters';
 import { VendorDispatcher } from './vendor.dispatcher';
@@ -35,24 +36,38 @@ import { VendorGate } from './vendor.gate';
     },
     {
       provide: CampaignBatcher,
-      inject: [VendorClient, AppConfig, MetricsService],
-      useFactory: (vendor: VendorClient, { batching }: AppConfig, metrics: MetricsService) =>
-        new CampaignBatcher(campaignSenderOf(vendor, metrics), {
-          maxRecipients: batching.maxRecipients,
-          maxBytes: batching.maxBytes,
-          lingerMs: batching.lingerMs,
-        }),
+      inject: [VendorClient, AppConfig, MetricsService, IDEMPOTENCY_STORE],
+      useFactory: (
+        vendor: VendorClient,
+        { batching }: AppConfig,
+        metrics: MetricsService,
+        store: IdempotencyStore,
+      ) =>
+        new CampaignBatcher(
+          campaignSenderOf(vendor, metrics),
+          {
+            maxRecipients: batching.maxRecipients,
+            maxBytes: batching.maxBytes,
+            lingerMs: batching.lingerMs,
+          },
+          store,
+        ),
     },
     {
       provide: ContactListBatcher,
-      inject: [VendorClient, AppConfig],
-      useFactory: (vendor: VendorClient, { batching }: AppConfig) =>
-        new ContactListBatcher(vendor, {
-          maxMembers: batching.contactListMaxMembers,
-          lingerMs: batching.lingerMs,
-          namePattern: batching.contactListNamePattern,
-        }),
+      inject: [VendorClient, AppConfig, IDEMPOTENCY_STORE],
+      useFactory: (vendor: VendorClient, { batching }: AppConfig, store: IdempotencyStore) =>
+        new ContactListBatcher(
+          vendor,
+          {
+            maxMembers: batching.contactListMaxMembers,
+            lingerMs: batching.lingerMs,
+            namePattern: batching.contactListNamePattern,
+          },
+          store,
+        ),
     },
+    InstanceLiveness,
     VendorGate,
     VendorDispatcher,
     ActionRunner,

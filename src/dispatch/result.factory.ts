@@ -46,6 +46,7 @@ export function resultFor(
           campaignId: outcome.campaignId,
           recipientCount: outcome.recipientCount,
           batchRecipientCount: outcome.batchRecipientCount,
+          ambiguous: outcome.ambiguous,
         },
       };
     case 'created':
@@ -58,6 +59,7 @@ export function resultFor(
           listId: outcome.listId,
           name: outcome.name,
           memberCount: outcome.memberCount,
+          ambiguous: outcome.ambiguous,
         },
       };
     case 'failed':
@@ -69,8 +71,9 @@ export function resultFor(
           ...origin,
           errorCode: outcome.errorCode,
           vendorStatus: outcome.vendorStatus,
-          retriable: false,
+          retriable: outcome.ambiguous === true,
           message: outcome.message,
+          ambiguous: outcome.ambiguous,
         },
       };
   }

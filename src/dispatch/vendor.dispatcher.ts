@@ -4,16 +4,26 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/template';
 import { VendorAuthError, VendorError } from '../vendor/vendor.errors';
 import type { CampaignRecipient } from '../vendor/vendor.types';
-import { CampaignBatcher } from './campaign.batcher';
-import { ContactListBatcher } from './contact-list.batcher';
-import type { StoredOutcome } from './idempotency/idempotency.store';
+import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
+import { ContactListBatcher, type ContactListDelivery } from './contact-list.batcher';
+import type { HeldClaim, StoredOutcome } from './idempotency/idempotency.store';
 import { VendorGate } from './vendor.gate';
+
+/** A claimed action on its way to the vendor. */
+export interface ActionTicket {
+  claim: HeldClaim;
+  /** An earlier attempt may already have reached the vendor (taken over, policy `resend`). */
+  ambiguous: boolean;
+}
+
+export const AMBIGUOUS_SEND = 'AMBIGUOUS_SEND';
 
 /**
  * Carries one template action to the vendor and back to an outcome. Vendor trouble costs time,
  * not data: auth refusals and failures that outlived the client's retries close the gate and
  * the action tries again when it reopens; only permanent refusals (other 4xx, invalid requests)
- * become `failed` outcomes.
+ * become `failed` outcomes. A request whose fate is unknown (written, then no answer) is sent
+ * again or failed as ambiguous, as `AMBIGUOUS_SEND_POLICY` says, and counted either way.
  */
 @Injectable()
 export class VendorDispatcher {
@@ -25,71 +35,129 @@ export class VendorDispatcher {
     private readonly metrics: MetricsService,
   ) {}
 
-  execute(action: TemplateAction): Promise<StoredOutcome> {
-    return action.kind === 'campaign' ? this.campaign(action) : this.contactList(action);
+  execute(action: TemplateAction, ticket: ActionTicket): Promise<StoredOutcome> {
+    return action.kind === 'campaign'
+      ? this.campaign(action, ticket)
+      : this.contactList(action, ticket);
   }
 
-  private async campaign(action: CampaignAction): Promise<StoredOutcome> {
+  private async campaign(action: CampaignAction, ticket: ActionTicket): Promise<StoredOutcome> {
     const requestIds = new Set<string>();
     let message = '';
     let batchRecipientCount = 0;
+    let ambiguous = ticket.ambiguous;
+    // The outcome if `delivery` (of the recipients still pending) ends the action; recorded by
+    // the batcher the moment the vendor accepts, so it must not change any state here.
+    const sentWith = (delivery: CampaignDelivery): StoredOutcome =>
+      flagged(
+        {
+          status: 'sent',
+          requestIds: [...new Set([...requestIds, ...delivery.sent.map((s) => s.requestId)])],
+          message: delivery.sent[0]?.message ?? message,
+          campaignId: action.content.campaignId,
+          recipientCount: action.recipients.length,
+          batchRecipientCount: Math.max(batchRecipientCount, delivery.batchRecipientCount),
+        },
+        ambiguous || delivery.ambiguousAttempts > 0,
+      );
     let pending: CampaignRecipient[] = action.recipients;
     for (;;) {
       await this.gate.waitOpen();
-      let delivery;
+      let delivery: CampaignDelivery;
       try {
-        delivery = await this.campaigns.add(action.batchKey, action.content, pending);
+        delivery = await this.campaigns.add(action.batchKey, action.content, pending, {
+          claim: ticket.claim,
+          outcomeOf: (d) => (d.failed.length === 0 ? sentWith(d) : undefined),
+        });
       } catch (error) {
         const permanent = this.permanentOrPause(error);
         if (permanent) return failedOutcome(permanent);
         continue;
       }
+      if (delivery.failed.length === 0) return this.counted(sentWith(delivery), delivery);
+      this.counted(undefined, delivery);
       for (const sent of delivery.sent) requestIds.add(sent.requestId);
       message = delivery.sent[0]?.message ?? message;
       batchRecipientCount = Math.max(batchRecipientCount, delivery.batchRecipientCount);
-      const permanent = delivery.failed.map((f) => f.error).find((e) => !isTransient(e));
+      ambiguous ||= delivery.ambiguousAttempts > 0;
+      const errors = delivery.failed.map((f) => f.error);
+      const unknown = errors.find((e) => e.ambiguous);
+      if (unknown && this.config.idempotency.ambiguousSendPolicy === 'fail') {
+        return ambiguousFailure(unknown.message);
+      }
+      const permanent = errors.find((e) => !isTransient(e));
       if (permanent) {
         const sentCount = action.recipients.length - delivery.failed.length;
         return failedOutcome(
           permanent,
           sentCount > 0 ? `${sentCount} of ${action.recipients.length} recipients sent; ` : '',
+          ambiguous,
         );
       }
-      if (delivery.failed.length === 0) {
-        return {
-          status: 'sent',
-          requestIds: [...requestIds],
-          message,
-          campaignId: action.content.campaignId,
-          recipientCount: action.recipients.length,
-          batchRecipientCount,
-        };
-      }
+      ambiguous ||= unknown !== undefined;
       // Pause once for the batch's trouble; only the recipients whose request failed go again.
-      this.permanentOrPause(delivery.failed[0].error);
+      this.permanentOrPause(errors[0]);
       pending = delivery.failed.map((f) => f.recipient);
     }
   }
 
-  private async contactList(action: ContactListAction): Promise<StoredOutcome> {
+  private async contactList(
+    action: ContactListAction,
+    ticket: ActionTicket,
+  ): Promise<StoredOutcome> {
+    let ambiguous = ticket.ambiguous;
+    const createdWith = (d: ContactListDelivery): StoredOutcome =>
+      flagged(
+        { status: 'created', listId: d.listId, name: d.name, memberCount: d.memberCount },
+        ambiguous || d.ambiguousAttempts > 0,
+      );
+    const listed = { claim: ticket.claim, outcomeOf: createdWith };
     for (;;) {
       await this.gate.waitOpen();
       try {
         const created =
           action.mode === 'exact'
-            ? await this.contactLists.createExact(action.name, action.members)
-            : await this.contactLists.addToWindow(action.listKey, action.window, action.members);
-        return { status: 'created', ...created };
+            ? await this.contactLists.createExact(action.name, action.members, listed)
+            : await this.contactLists.addToWindow(
+                action.listKey,
+                action.window,
+                action.members,
+                listed,
+              );
+        if (created.ambiguousAttempts > 0) this.countAmbiguous('lost-answer', 'resend');
+        return createdWith(created);
       } catch (error) {
+        if (error instanceof VendorError && error.ambiguous) {
+          if (this.config.idempotency.ambiguousSendPolicy === 'fail') {
+            this.countAmbiguous('lost-answer', 'fail');
+            return ambiguousFailure(error.message);
+          }
+          this.countAmbiguous('lost-answer', 'resend');
+          ambiguous = true;
+        }
         const permanent = this.permanentOrPause(error);
-        if (permanent) return failedOutcome(permanent);
+        if (permanent) return failedOutcome(permanent, '', ambiguous);
       }
     }
   }
 
+  /** Counts the lost answers a delivery went through, once per action. */
+  private counted<T>(outcome: T, delivery: CampaignDelivery): T {
+    if (delivery.ambiguousAttempts > 0) {
+      const resolution = this.config.idempotency.ambiguousSendPolicy;
+      this.countAmbiguous('lost-answer', resolution);
+    }
+    return outcome;
+  }
+
+  private countAmbiguous(cause: 'lost-answer', resolution: 'resend' | 'fail'): void {
+    this.metrics.ambiguousSends.inc({ cause, resolution });
+    if (resolution === 'resend') this.metrics.possibleDuplicates.inc();
+  }
+
   /** Pauses for transient trouble (and returns undefined); returns the error if it is final. */
   private permanentOrPause(error: unknown): VendorError | undefined {
-    // Not the vendor's doing: a bug. Let it surface; the record stays uncommitted.
+    // Not the vendor's doing (a bug, or a claim lost): let it surface; the caller decides.
     if (!(error instanceof VendorError)) throw error;
     if (error instanceof VendorAuthError) {
       this.metrics.vendorPauses.inc({ reason: 'auth' });
@@ -112,11 +180,28 @@ function isTransient(error: VendorError): boolean {
   return error instanceof VendorAuthError || error.retriable;
 }
 
-function failedOutcome(error: VendorError, prefix = ''): StoredOutcome {
+function flagged(outcome: StoredOutcome, ambiguous: boolean): StoredOutcome {
+  return ambiguous ? { ...outcome, ambiguous: true } : outcome;
+}
+
+function failedOutcome(error: VendorError, prefix = '', ambiguous = false): StoredOutcome {
+  return flagged(
+    {
+      status: 'failed',
+      errorCode: error.name,
+      vendorStatus: error.status,
+      message: `${prefix}${error.message}`,
+    },
+    ambiguous,
+  );
+}
+
+/** At-most-once: a send that may have reached the vendor is reported, not sent again. */
+export function ambiguousFailure(detail: string): StoredOutcome {
   return {
     status: 'failed',
-    errorCode: error.name,
-    vendorStatus: error.status,
-    message: `${prefix}${error.message}`,
+    errorCode: AMBIGUOUS_SEND,
+    message: `the vendor may or may not have this send (${detail}); not sent again (AMBIGUOUS_SEND_POLICY=fail): redrive it if it did not arrive`,
+    ambiguous: true,
   };
 }

@@ -15,12 +15,22 @@ export class MetricsService {
   });
 
   /**
-   * Sends that may have reached the vendor twice: an earlier owner claimed the action and
-   * vanished before recording its outcome, so it is sent again. Should stay at zero.
+   * Sends whose fate was unknown: `takeover` when a vanished holder had marked the request as
+   * about to be written and no outcome was recorded (the crash window), `lost-answer` when a
+   * written request timed out or its connection was reset. `resolution` is what the policy made
+   * of it: `resend` (a possible second email) or `fail` (an ambiguous failure result).
    */
+  readonly ambiguousSends = new Counter({
+    name: 'mailbridge_ambiguous_sends_total',
+    help: 'Sends that may have reached the vendor without an answer, by cause and resolution',
+    labelNames: ['cause', 'resolution'] as const,
+    registers: [this.registry],
+  });
+
+  /** Actions sent again although an earlier attempt may have reached the vendor. */
   readonly possibleDuplicates = new Counter({
     name: 'mailbridge_possible_duplicate_sends_total',
-    help: 'Actions re-sent after an earlier attempt was abandoned mid-send (crash window)',
+    help: 'Actions sent again after an attempt whose fate is unknown (ambiguous, policy resend)',
     registers: [this.registry],
   });
 

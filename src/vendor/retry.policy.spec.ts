@@ -1,7 +1,13 @@
 import { RetryPolicy, parseRetryAfter } from './retry.policy';
 import { VendorError } from './vendor.errors';
 
-const settings = { maxAttempts: 6, baseMs: 100, capMs: 1000, retryAfterMaxMs: 30_000 };
+const settings = {
+  maxAttempts: 6,
+  baseMs: 100,
+  capMs: 1000,
+  retryAfterMaxMs: 30_000,
+  retryAmbiguous: true,
+};
 const retriable = (retryAfterMs?: number) =>
   new VendorError('vendor answered 503', true, 503, { retryAfterMs });
 
@@ -27,6 +33,28 @@ describe(RetryPolicy.name, () => {
     expect(policy(0.5).delayAfter(1, retriable(30_001))).toBeUndefined();
   });
 
+  it('retries a request whose fate is unknown only when the policy says so', () => {
+    const lost = new VendorError('headers timeout', true, undefined, { ambiguous: true });
+    expect(policy(0.5).delayAfter(1, lost)).toBe(50);
+    const atMostOnce = new RetryPolicy(
+      { ...settings, retryAmbiguous: false },
+      { random: () => 0.5, sleep: () => Promise.resolve(), warn: () => undefined },
+    );
+    expect(atMostOnce.delayAfter(1, lost)).toBeUndefined();
+    expect(atMostOnce.delayAfter(1, retriable())).toBe(50);
+  });
+
+  it('counts the failed attempts that may have reached the vendor', async () => {
+    let calls = 0;
+    const outcome = await policy(0).run('send', () => {
+      calls++;
+      if (calls === 1) throw new VendorError('reset', true, undefined, { ambiguous: true });
+      if (calls === 2) throw retriable();
+      return Promise.resolve('ok');
+    });
+    expect(outcome).toEqual({ ok: true, value: 'ok', attempts: 3, ambiguousAttempts: 1 });
+  });
+
   it('stops after the last attempt and on permanent errors', () => {
     expect(policy(0.5).delayAfter(6, retriable())).toBeUndefined();
     expect(policy(0.5).delayAfter(1, new VendorError('400', false, 400))).toBeUndefined();
@@ -49,7 +77,7 @@ describe(RetryPolicy.name, () => {
       ++calls < 3 ? Promise.reject(retriable()) : Promise.resolve('done'),
     );
 
-    expect(outcome).toEqual({ ok: true, value: 'done', attempts: 3 });
+    expect(outcome).toEqual({ ok: true, value: 'done', attempts: 3, ambiguousAttempts: 0 });
     expect(sleeps).toEqual([50, 100]);
     expect(warnings[0]).toBe(
       'campaign send: attempt 1/6 failed (VendorError 503); retrying in 50 ms',

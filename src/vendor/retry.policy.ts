@@ -5,6 +5,11 @@ export interface RetrySettings {
   maxAttempts: number;
   baseMs: number;
   capMs: number;
+  /**
+   * Whether a request whose fate is unknown (written, then no answer) is tried again: a possible
+   * second send (at-least-once) against a failure the caller reports as ambiguous (at-most-once).
+   */
+  retryAmbiguous: boolean;
   /** A `Retry-After` beyond this ends the retries; the error goes back to the caller. */
   retryAfterMaxMs: number;
 }
@@ -16,8 +21,10 @@ export interface RetryDeps {
   warn: (message: string) => void;
 }
 
+/** `ambiguousAttempts`: failed attempts that may have reached the vendor all the same. */
 export type RetryOutcome<T> =
-  { ok: true; value: T; attempts: number } | { ok: false; error: VendorError; attempts: number };
+  | { ok: true; value: T; attempts: number; ambiguousAttempts: number }
+  | { ok: false; error: VendorError; attempts: number; ambiguousAttempts: number };
 
 /**
  * The one retry layer of the vendor client: capped exponential backoff with full jitter
@@ -31,16 +38,18 @@ export class RetryPolicy {
   ) {}
 
   async run<T>(label: string, attempt: () => Promise<T>): Promise<RetryOutcome<T>> {
+    let ambiguousAttempts = 0;
     for (let n = 1; ; n++) {
       try {
-        return { ok: true, value: await attempt(), attempts: n };
+        return { ok: true, value: await attempt(), attempts: n, ambiguousAttempts };
       } catch (thrown) {
         const error =
           thrown instanceof VendorError
             ? thrown
             : new VendorError(`${label}: unexpected failure`, false, undefined, { cause: thrown });
+        if (error.ambiguous) ambiguousAttempts++;
         const delay = this.delayAfter(n, error);
-        if (delay === undefined) return { ok: false, error, attempts: n };
+        if (delay === undefined) return { ok: false, error, attempts: n, ambiguousAttempts };
         this.deps.warn(
           `${label}: attempt ${n}/${this.settings.maxAttempts} failed (${describe(error)}); retrying in ${delay} ms`,
         );
@@ -52,6 +61,7 @@ export class RetryPolicy {
   /** Milliseconds to wait after failed attempt `n`, or undefined when it is time to stop. */
   delayAfter(n: number, error: VendorError): number | undefined {
     if (!error.retriable || n >= this.settings.maxAttempts) return undefined;
+    if (error.ambiguous && !this.settings.retryAmbiguous) return undefined;
     const { baseMs, capMs, retryAfterMaxMs } = this.settings;
     const backoff = Math.floor(this.deps.random() * Math.min(capMs, baseMs * 2 ** (n - 1)));
     if (error.retryAfterMs === undefined) return backoff;

@@ -37,6 +37,7 @@ function vendorConfig(overrides: Partial<VendorConfig> = {}): VendorConfig {
     retryBaseMs: 100,
     retryCapMs: 1000,
     retryAfterMaxMs: 60_000,
+    retryAmbiguous: true,
     maxRecipientsPerRequest: 1000,
     maxBodyBytes: 5_000_000,
     poolConnections: 4,
@@ -135,6 +136,7 @@ describe(VendorClient.name, () => {
           message: 'Email campaign accepted',
           recipientIndexes: [0],
           attempts: 1,
+          ambiguousAttempts: 0,
         },
       ]);
       expect(seen[0].headers).toMatchObject({
@@ -171,7 +173,7 @@ describe(VendorClient.name, () => {
         members: [{ email: 'ada@example.com', firstName: 'Ada', tags: ['vip'] }],
       });
 
-      expect(created).toEqual({ id: UUID });
+      expect(created).toEqual({ id: UUID, ambiguousAttempts: 0 });
       expect(headers['x-api-key']).toBe(API_KEY);
       expect(headers['x-relay-access-token']).toBeUndefined();
     });
@@ -295,6 +297,41 @@ describe(VendorClient.name, () => {
       expect(error).toBeInstanceOf(VendorTimeoutError);
       expect(error.retriable).toBe(true);
       expect(error.cause).toBeInstanceOf(Error);
+    });
+
+    it.each([
+      ['headers timeout', () => new errors.HeadersTimeoutError(), true],
+      ['body timeout', () => new errors.BodyTimeoutError(), true],
+      ['socket closed by the peer', () => new errors.SocketError('other side closed'), true],
+      ['ECONNRESET', () => Object.assign(new Error('reset'), { code: 'ECONNRESET' }), true],
+      ['connect timeout', () => new errors.ConnectTimeoutError(), false],
+      ['ECONNREFUSED', () => Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), false],
+    ])(
+      'calls a %s ambiguous: %s (the request may have been written)',
+      async (_, make, ambiguous) => {
+        failSend(make());
+        replySend(200);
+
+        const [entry] = await client.sendCampaign(campaign());
+
+        expect(entry).toMatchObject({
+          ok: true,
+          attempts: 2,
+          ambiguousAttempts: ambiguous ? 1 : 0,
+        });
+      },
+    );
+
+    it('does not send again after a lost answer when ambiguity must not be resent', async () => {
+      await client.close();
+      client = makeClient({ retryAmbiguous: false });
+      failSend(new errors.HeadersTimeoutError());
+
+      const [entry] = await client.sendCampaign(campaign());
+
+      expect(entry).toMatchObject({ ok: false, attempts: 1, ambiguousAttempts: 1 });
+      expect((entry as { error: VendorError }).error.ambiguous).toBe(true);
+      expect(sleeps).toEqual([]); // no second attempt was even scheduled
     });
 
     it.each([

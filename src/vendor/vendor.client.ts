@@ -22,8 +22,8 @@ import {
   type CampaignRecipient,
   type CampaignRequest,
   type CampaignSendResult,
+  type ContactListCreated,
   type ContactListRequest,
-  type ContactListResponse,
 } from './vendor.types';
 
 /** What the client writes to; Nest's `Logger` fits. Lines never hold keys or addresses. */
@@ -94,6 +94,7 @@ export class VendorClient {
         baseMs: config.retryBaseMs,
         capMs: config.retryCapMs,
         retryAfterMaxMs: config.retryAfterMaxMs,
+        retryAmbiguous: config.retryAmbiguous,
       },
       {
         random: deps.random ?? Math.random,
@@ -109,8 +110,13 @@ export class VendorClient {
    * Sends one campaign in as many requests as its recipients need. Throws only
    * `VendorRequestError`, when the shared content is unsafe or no recipient is sendable; every
    * other failure comes back per chunk, so that each recipient maps to its own outcome.
+   * `onChunk` hears of each chunk's outcome the moment it is known (so that an acceptance can be
+   * recorded before the other chunks finish).
    */
-  async sendCampaign(request: CampaignRequest): Promise<CampaignSendResult> {
+  async sendCampaign(
+    request: CampaignRequest,
+    onChunk?: (chunk: CampaignChunkResult) => void,
+  ): Promise<CampaignSendResult> {
     const check = checkCampaign(request);
     const { recipients, ...content } = request;
     const results: CampaignChunkResult[] = check.refused.map(({ index, problem }) =>
@@ -123,7 +129,7 @@ export class VendorClient {
       );
       results.push(failed(error, [index]));
     }
-    const send: CampaignSend = { content, to: recipients.to, results };
+    const send: CampaignSend = { content, to: recipients.to, results, onChunk };
     const queue = [...split.chunks];
     const worker = async (): Promise<void> => {
       for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
@@ -136,13 +142,13 @@ export class VendorClient {
   }
 
   /** Creates one contact list; throws a `VendorError` once the retries are spent. */
-  async createContactList(request: ContactListRequest): Promise<ContactListResponse> {
+  async createContactList(request: ContactListRequest): Promise<ContactListCreated> {
     checkContactList(request);
     const body = JSON.stringify(request);
     const outcome = await this.retry.run('contact creation', async () =>
       parseContactListResponse(await this.transport.post(this.contacts, body)),
     );
-    if (outcome.ok) return outcome.value;
+    if (outcome.ok) return { ...outcome.value, ambiguousAttempts: outcome.ambiguousAttempts };
     throw outcome.error;
   }
 
@@ -153,7 +159,7 @@ export class VendorClient {
   private async sendChunk(send: CampaignSend, indexes: number[]): Promise<void> {
     if (send.authError) {
       // The key is wrong for every chunk alike: don't knock on the door again.
-      send.results.push(failed(send.authError, indexes));
+      report(send, failed(send.authError, indexes));
       return;
     }
     const body = campaignBody(send.content, send.to, indexes);
@@ -162,12 +168,13 @@ export class VendorClient {
     );
     if (outcome.ok) {
       const { requestId, message } = outcome.value;
-      send.results.push({
+      report(send, {
         ok: true,
         requestId,
         message,
         recipientIndexes: indexes,
         attempts: outcome.attempts,
+        ambiguousAttempts: outcome.ambiguousAttempts,
       });
       return;
     }
@@ -187,8 +194,13 @@ export class VendorClient {
       return;
     }
     if (error instanceof VendorAuthError) send.authError ??= error;
-    send.results.push(failed(error, indexes, outcome.attempts));
+    report(send, failed(error, indexes, outcome.attempts, outcome.ambiguousAttempts));
   }
+}
+
+function report(send: CampaignSend, result: CampaignChunkResult): void {
+  send.results.push(result);
+  send.onChunk?.(result);
 }
 
 /** The state one `sendCampaign` call shares between its chunks. */
@@ -196,11 +208,17 @@ interface CampaignSend {
   content: Content;
   to: CampaignRecipient[];
   results: CampaignChunkResult[];
+  onChunk?: (chunk: CampaignChunkResult) => void;
   authError?: VendorAuthError;
 }
 
-function failed(error: VendorError, recipientIndexes: number[], attempts = 0): CampaignChunkResult {
-  return { ok: false, error, recipientIndexes, attempts };
+function failed(
+  error: VendorError,
+  recipientIndexes: number[],
+  attempts = 0,
+  ambiguousAttempts = 0,
+): CampaignChunkResult {
+  return { ok: false, error, recipientIndexes, attempts, ambiguousAttempts };
 }
 
 /** The loader checks the same; the client enforces it too, whoever builds its config. */

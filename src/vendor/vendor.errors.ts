@@ -7,11 +7,19 @@ export interface VendorErrorOptions {
   cause?: unknown;
   /** What the vendor's `Retry-After` asked for, in milliseconds from when it answered. */
   retryAfterMs?: number;
+  /** The request was written and its fate is unknown: the vendor may have acted on it. */
+  ambiguous?: boolean;
 }
 
 export class VendorError extends Error {
   override name = 'VendorError';
   readonly retryAfterMs?: number;
+  /**
+   * The request was written and then the answer was lost (a timeout waiting for it, a reset):
+   * the vendor may have accepted it, and it has no idempotency key, so sending again may send
+   * twice. What to do about that is the caller's policy (`AMBIGUOUS_SEND_POLICY`).
+   */
+  readonly ambiguous: boolean;
 
   constructor(
     message: string,
@@ -21,6 +29,7 @@ export class VendorError extends Error {
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options?.retryAfterMs;
+    this.ambiguous = options?.ambiguous ?? false;
   }
 }
 

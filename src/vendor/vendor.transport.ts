@@ -42,6 +42,17 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'ETIMEDOUT',
 ]);
+/**
+ * Failures after the request was written: the vendor may have it. A connect timeout or a refused
+ * connection never wrote anything, so they are not here.
+ */
+const AMBIGUOUS_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'ECONNRESET',
+  'EPIPE',
+]);
 /** Our own misuse or a certificate problem: trying again cannot help. */
 const PERMANENT_CODES = new Set([
   'UND_ERR_INVALID_ARG',
@@ -151,11 +162,12 @@ export class VendorTransport {
     const cause = this.options.redactor.copyError(error);
     const code = (cause as { code?: string }).code;
     const message = `${label}: ${cause.name}${code ? ` ${code}` : ''}: ${cause.message}`;
+    const ambiguous = code !== undefined && AMBIGUOUS_CODES.has(code);
     if (code !== undefined && TIMEOUT_CODES.has(code)) {
-      return new VendorTimeoutError(message, code, true, { cause });
+      return new VendorTimeoutError(message, code, true, { cause, ambiguous });
     }
     const retriable = code !== undefined && !PERMANENT_CODES.has(code);
-    return new VendorNetworkError(message, code, retriable, { cause });
+    return new VendorNetworkError(message, code, retriable, { cause, ambiguous });
   }
 
   /** The `message` of a JSON error body, else the start of the text; made safe to carry. */

@@ -45,6 +45,8 @@ export interface CampaignChunkSent {
   recipientIndexes: number[];
   /** HTTP attempts this request took, retries included. */
   attempts: number;
+  /** Attempts before the accepted one that may have reached the vendor too (possible doubles). */
+  ambiguousAttempts: number;
 }
 
 /**
@@ -57,6 +59,8 @@ export interface CampaignChunkFailed {
   error: VendorError;
   recipientIndexes: number[];
   attempts: number;
+  /** Failed attempts that may have reached the vendor all the same. */
+  ambiguousAttempts: number;
 }
 
 export type CampaignChunkResult = CampaignChunkSent | CampaignChunkFailed;
@@ -95,6 +99,11 @@ export interface ContactListRequest {
 
 export interface ContactListResponse {
   id: string;
+}
+
+/** A created list, and how many earlier attempts may have created it (or a twin) already. */
+export interface ContactListCreated extends ContactListResponse {
+  ambiguousAttempts: number;
 }
 
 /** Header names of the two endpoints' keys. */

@@ -7,35 +7,79 @@ export type StoredOutcome =
       campaignId?: string;
       recipientCount: number;
       batchRecipientCount: number;
+      /** An earlier attempt may have reached the vendor too (a possible second email). */
+      ambiguous?: true;
     }
-  | { status: 'created'; listId: string; name: string; memberCount: number }
-  | { status: 'failed'; errorCode: string; vendorStatus?: number; message: string };
+  | { status: 'created'; listId: string; name: string; memberCount: number; ambiguous?: true }
+  | {
+      status: 'failed';
+      errorCode: string;
+      vendorStatus?: number;
+      message: string;
+      ambiguous?: true;
+    };
+
+/**
+ * Who holds a claim: one handling of one record in one process. `instance` is the process (its
+ * liveness is kept in the store, see {@link IdempotencyStore.heartbeat}); `handling` tells two
+ * handlings of the same record in the same process apart, so that a redelivery inside one
+ * process (a consumer restart, a partition given back) waits instead of sending again.
+ */
+export interface ClaimHolder {
+  instance: string;
+  handling: string;
+}
 
 /**
  * - `claimed`: nobody finished or is running this action; the caller now owns it.
- * - `reclaimed`: an earlier owner started it and vanished without recording an outcome (its
- *   claim expired): the vendor may or may not have received it. The caller owns it now.
+ * - `reclaimed`: an earlier holder vanished (its process stopped beating, or its claim expired)
+ *   without an outcome. `maybeSent` when it had marked the send as about to be written: the
+ *   vendor may have it, so sending again is ambiguous. The caller owns it now.
  * - `done`: finished before; here is how.
- * - `busy`: another live owner is running it right now.
+ * - `busy`: another live handling is running it right now (here or in another process).
  */
 export type ClaimResult =
   | { kind: 'claimed' }
-  | { kind: 'reclaimed' }
+  | { kind: 'reclaimed'; maybeSent: boolean }
   | { kind: 'done'; outcome: StoredOutcome }
   | { kind: 'busy' };
 
+/** One claimed action on its way to the vendor. */
+export interface HeldClaim {
+  key: string;
+  holder: ClaimHolder;
+}
+
 /**
  * Remembers which (source event, template) actions ran, so that a redelivered event does not
- * reach the vendor twice. Keys are `<eventId>:<template>`.
+ * reach the vendor twice. Keys are `<eventId>:<template>`. A claim moves through three states:
+ * claimed → sending (the request is about to be written) → done (the outcome is recorded).
  */
 export interface IdempotencyStore {
-  /** Claims `key` for `owner` for `claimTtlMs`; an owner may renew its own claim. */
-  claim(key: string, owner: string, claimTtlMs: number): Promise<ClaimResult>;
-  /** Records the outcome; kept for the store's retention period. */
-  complete(key: string, outcome: StoredOutcome): Promise<void>;
+  /** Says `instance` is alive for `ttlMs`; its claims can be taken over once it stops saying so. */
+  heartbeat(instance: string, ttlMs: number): Promise<void>;
+  /** Says `instance` stopped: its remaining claims can be taken over at once. */
+  retire(instance: string): Promise<void>;
+  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult>;
+  /** Extends a claim; false when it is no longer this holder's. */
+  renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean>;
+  /**
+   * In one atomic step, marks the claims as being sent. Returns the keys still held by their
+   * holder (and so marked); a claim that was lost must not be sent.
+   */
+  markSending(claims: HeldClaim[]): Promise<Set<string>>;
+  /** Records outcomes, all or none, kept for the store's retention period. */
+  complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void>;
   /** Gives a claim up without an outcome (nothing was sent), so it can run again at once. */
-  release(key: string, owner: string): Promise<void>;
+  release(key: string, holder: ClaimHolder): Promise<void>;
+  /** 1, 2, 3, … for `name`, shared by every instance: numbers that are never handed out twice. */
+  nextSequence(name: string): Promise<number>;
   close(): Promise<void>;
 }
 
 export const IDEMPOTENCY_STORE = Symbol('IDEMPOTENCY_STORE');
+
+/** `instance/handling`: how a holder is written into a claim. */
+export function holderId(holder: ClaimHolder): string {
+  return `${holder.instance}/${holder.handling}`;
+}

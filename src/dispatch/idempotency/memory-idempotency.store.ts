@@ -1,7 +1,14 @@
-import type { ClaimResult, IdempotencyStore, StoredOutcome } from './idempotency.store';
+import {
+  holderId,
+  type ClaimHolder,
+  type ClaimResult,
+  type HeldClaim,
+  type IdempotencyStore,
+  type StoredOutcome,
+} from './idempotency.store';
 
 type Entry =
-  | { kind: 'claim'; owner: string; expiresAt: number }
+  | { kind: 'claim'; holder: string; instance: string; expiresAt: number; sending: boolean }
   | { kind: 'done'; outcome: StoredOutcome; expiresAt: number };
 
 /**
@@ -10,46 +17,83 @@ type Entry =
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly alive = new Map<string, number>();
+  private readonly sequences = new Map<string, number>();
 
   constructor(
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  claim(key: string, owner: string, claimTtlMs: number): Promise<ClaimResult> {
+  heartbeat(instance: string, ttlMs: number): Promise<void> {
+    this.alive.set(instance, this.now() + ttlMs);
+    return Promise.resolve();
+  }
+
+  retire(instance: string): Promise<void> {
+    this.alive.delete(instance);
+    return Promise.resolve();
+  }
+
+  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult> {
     const now = this.now();
     const entry = this.entries.get(key);
-    const claim = (): void =>
-      void this.entries.set(key, { kind: 'claim', owner, expiresAt: now + claimTtlMs });
-    if (!entry || (entry.kind === 'done' && entry.expiresAt <= now)) {
-      claim();
-      return Promise.resolve({ kind: 'claimed' });
+    if (entry?.kind === 'done' && entry.expiresAt > now) {
+      return Promise.resolve({ kind: 'done', outcome: entry.outcome });
     }
-    if (entry.kind === 'done') return Promise.resolve({ kind: 'done', outcome: entry.outcome });
-    if (entry.owner === owner) {
-      claim();
-      return Promise.resolve({ kind: 'claimed' });
+    const id = holderId(holder);
+    if (entry?.kind === 'claim') {
+      if (entry.holder === id) return Promise.resolve({ kind: 'claimed' });
+      const ownerAlive = (this.alive.get(entry.instance) ?? 0) > now;
+      if (ownerAlive && entry.expiresAt > now) return Promise.resolve({ kind: 'busy' });
     }
-    if (entry.expiresAt <= now) {
-      claim();
-      return Promise.resolve({ kind: 'reclaimed' });
-    }
-    return Promise.resolve({ kind: 'busy' });
-  }
-
-  complete(key: string, outcome: StoredOutcome): Promise<void> {
     this.entries.set(key, {
-      kind: 'done',
-      outcome,
-      expiresAt: this.now() + this.ttlSeconds * 1000,
+      kind: 'claim',
+      holder: id,
+      instance: holder.instance,
+      expiresAt: now + claimTtlMs,
+      sending: false,
     });
+    if (entry?.kind !== 'claim') return Promise.resolve({ kind: 'claimed' });
+    return Promise.resolve({ kind: 'reclaimed', maybeSent: entry.sending });
+  }
+
+  renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean> {
+    const entry = this.entries.get(key);
+    if (entry?.kind !== 'claim' || entry.holder !== holderId(holder)) return Promise.resolve(false);
+    entry.expiresAt = this.now() + claimTtlMs;
+    return Promise.resolve(true);
+  }
+
+  markSending(claims: HeldClaim[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const { key, holder } of claims) {
+      const entry = this.entries.get(key);
+      if (entry?.kind !== 'claim' || entry.holder !== holderId(holder)) continue;
+      entry.sending = true;
+      held.add(key);
+    }
+    return Promise.resolve(held);
+  }
+
+  complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void> {
+    const expiresAt = this.now() + this.ttlSeconds * 1000;
+    for (const { key, outcome } of outcomes) {
+      this.entries.set(key, { kind: 'done', outcome, expiresAt });
+    }
     return Promise.resolve();
   }
 
-  release(key: string, owner: string): Promise<void> {
+  release(key: string, holder: ClaimHolder): Promise<void> {
     const entry = this.entries.get(key);
-    if (entry?.kind === 'claim' && entry.owner === owner) this.entries.delete(key);
+    if (entry?.kind === 'claim' && entry.holder === holderId(holder)) this.entries.delete(key);
     return Promise.resolve();
+  }
+
+  nextSequence(name: string): Promise<number> {
+    const next = (this.sequences.get(name) ?? 0) + 1;
+    this.sequences.set(name, next);
+    return Promise.resolve(next);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
+
+/**
+ * This process's identity in the idempotency store, kept alive by a heartbeat. Claims name the
+ * instance that holds them; once its heartbeat lapses (a kill -9, a lost node) any replica may
+ * take them over within `IDEMPOTENCY_INSTANCE_TTL_MS`, instead of waiting out the claim TTL.
+ * A clean stop retires the instance at once.
+ */
+@Injectable()
+export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(InstanceLiveness.name);
+  readonly id = randomUUID();
+  private timer?: NodeJS.Timeout;
+  private beating?: Promise<void>;
+
+  constructor(
+    private readonly config: AppConfig,
+    @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
+  ) {}
+
+  /** Beats once before any claim can be made, then every quarter of the TTL. */
+  async onModuleInit(): Promise<void> {
+    const ttl = this.config.idempotency.instanceTtlMs;
+    await this.store.heartbeat(this.id, ttl);
+    this.timer = setInterval(() => this.beat(ttl), Math.floor(ttl / 4));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.beating;
+    await this.store.retire(this.id).catch((e: Error) => this.logger.warn(`retire: ${e.message}`));
+  }
+
+  private beat(ttl: number): void {
+    if (this.beating) return; // Redis is slow or away: one heartbeat waiting is enough
+    this.beating = this.store
+      .heartbeat(this.id, ttl)
+      .catch((e: Error) => this.logger.warn(`heartbeat: ${e.message}`))
+      .finally(() => (this.beating = undefined));
+  }
+}
