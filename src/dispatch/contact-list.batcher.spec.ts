@@ -1,5 +1,7 @@
+import { VendorError } from '../vendor/vendor.errors';
 import type { ContactListRequest } from '../vendor/vendor.types';
 import { ContactListBatcher, type ContactListCreator } from './contact-list.batcher';
+import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
 
 class RecordingCreator implements ContactListCreator {
   readonly lists: ContactListRequest[] = [];
@@ -80,5 +82,33 @@ describe(ContactListBatcher.name, () => {
     await batcher.drain();
     await third;
     expect(creator.lists.map((l) => l.name)).toEqual(['l-20261121T1000Z', 'l-20261121T1000Z-2']);
+  });
+
+  it('never creates a name twice, across instances sharing a store or after a lost answer', async () => {
+    const store = new MemoryIdempotencyStore(3600);
+    const creator = new RecordingCreator();
+    const options = { maxMembers: 100, lingerMs: 0, namePattern: 'l-{window}' };
+    // Two replicas (or one before and after a restart) with the same window.
+    const one = new ContactListBatcher(creator, options, store);
+    const two = new ContactListBatcher(creator, options, store);
+    const a = one.addToWindow('l', window, [member(1)]);
+    const b = two.addToWindow('l', window, [member(2)]);
+    await Promise.all([one.drain(), two.drain()]);
+    await Promise.all([a, b]);
+    // A timeout after the request was written: the list may exist, so its name is not reused.
+    const lost = new VendorError('headers timeout', true, undefined, { ambiguous: true });
+    const failing = { createContactList: () => Promise.reject(lost) };
+    const three = new ContactListBatcher(failing, options, store);
+    const c = three.addToWindow('l', window, [member(3)]);
+    await three.drain();
+    await expect(c).rejects.toBe(lost);
+    const d = one.addToWindow('l', window, [member(3)]);
+    await one.drain();
+    await d;
+    expect(creator.lists.map((l) => l.name).sort()).toEqual([
+      'l-20261121T1000Z',
+      'l-20261121T1000Z-2',
+      'l-20261121T1000Z-4',
+    ]);
   });
 });
