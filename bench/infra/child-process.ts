@@ -14,14 +14,19 @@ export interface StartedChild {
   exited: Promise<string>;
 }
 
-/** Starts `node <script>` with the harness's own Node (24), logging to .cache/bench-logs. */
+/**
+ * Starts `node <script>` with the harness's own Node (24), logging to `<logDir>/<name>.log`
+ * (.cache/bench-logs unless the caller, e.g. the chaos suite, keeps its logs elsewhere).
+ */
 export function startNode(
   name: string,
   script: string,
   env: Record<string, string>,
-  { ipc = false }: { ipc?: boolean } = {},
+  {
+    ipc = false,
+    logDir = join(repoRoot(), '.cache/bench-logs'),
+  }: { ipc?: boolean; logDir?: string } = {},
 ): StartedChild {
-  const logDir = join(repoRoot(), '.cache/bench-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile);
