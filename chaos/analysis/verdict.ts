@@ -1,0 +1,67 @@
+import type { ChaosRunReport } from '../report/chaos-report';
+
+/** Slack allowed beyond SHUTDOWN_TIMEOUT_MS for the process to leave the group and exit. */
+export const SHUTDOWN_MARGIN_MS = 5_000;
+
+/**
+ * The reasons a run fails, each a sentence with its figure. The service's rules (nothing lost,
+ * no unexplained double, one list per name, a stop that ends, and under `fail` no double and
+ * every ambiguous send reported) come first; then the harness's own: a run that did not
+ * inject the faults it promised, or could not see everything, proves nothing.
+ */
+export function verdict(
+  run: Omit<ChaosRunReport, 'failures'>,
+  shutdownTimeoutMs: number,
+): string[] {
+  const out: string[] = [];
+  const a = run.audit;
+  const fail = (condition: boolean, message: string) => condition && out.push(message);
+
+  fail(a.lostSends > 0, `${a.lostSends} lost sends (no accepted send and no failure result)`);
+  fail(a.lostResults > 0, `${a.lostResults} lost results (an event/template without any result)`);
+  fail(a.doubles.unexplained > 0, `${a.doubles.unexplained} unexplained doubles`);
+  fail(
+    run.vendor.listsCreatedTwice > 0,
+    `${run.vendor.listsCreatedTwice} contact lists created more than once`,
+  );
+  for (const t of run.sigterms) {
+    fail(
+      !t.withinBound,
+      `SIGTERM of ${t.slot} (${t.reason}) ended after ${t.exitMs} ms with ${t.exit}; bound ${shutdownTimeoutMs + SHUTDOWN_MARGIN_MS} ms and exit 0`,
+    );
+  }
+  if (run.policy === 'fail') {
+    fail(a.doubles.total > 0, `${a.doubles.total} doubles under the at-most-once policy`);
+    fail(
+      a.ambiguousWithoutMark > 0,
+      `${a.ambiguousWithoutMark} ambiguous sends without an AMBIGUOUS_SEND result`,
+    );
+  }
+
+  const f = run.faults;
+  fail(f.kills < f.killsPlanned, `harness: ${f.kills} of ${f.killsPlanned} kills happened`);
+  fail(
+    f.brokerRestarts.filter((r) => !r.error).length < f.brokerRestartsPlanned,
+    `harness: ${f.brokerRestarts.filter((r) => !r.error).length} of ${f.brokerRestartsPlanned} broker restarts succeeded`,
+  );
+  fail(
+    f.redisRestarts.filter((r) => !r.error).length < f.redisRestartsPlanned,
+    `harness: ${f.redisRestarts.filter((r) => !r.error).length} of ${f.redisRestartsPlanned} Redis restarts succeeded`,
+  );
+  fail(
+    f.redisRestarts.some((r) => r.keysAfter < r.keysBefore),
+    'harness: Redis lost keys across its restart (persistence is not on)',
+  );
+  fail(!run.vendor.recordComplete, 'harness: the sandbox did not keep every request');
+  fail(!run.drain.collectorCaughtUp, 'harness: the result topics were not read to their end');
+  fail(
+    run.vendor.foreignAddresses > 0,
+    `harness: ${run.vendor.foreignAddresses} accepted addresses belong to no event of the run`,
+  );
+  return out;
+}
+
+/** A SIGTERM that ended in time with exit code 0. */
+export function withinBound(exitMs: number, exit: string, shutdownTimeoutMs: number): boolean {
+  return exit === '0' && exitMs <= shutdownTimeoutMs + SHUTDOWN_MARGIN_MS;
+}

@@ -1,0 +1,65 @@
+import type { ChaosOptions } from '../config/chaos-options';
+
+/** One fault, at `atMs` after the load started; `pick` in [0, 1) chooses among live instances. */
+export type FaultStep =
+  | { atMs: number; kind: 'kill'; pick: number; restartAfterMs: number }
+  | { atMs: number; kind: 'sigterm'; restartAfterMs: number }
+  | { atMs: number; kind: 'scale-up' }
+  | { atMs: number; kind: 'scale-down' }
+  | { atMs: number; kind: 'broker-restart' }
+  | { atMs: number; kind: 'redis-restart'; downMs: number };
+
+/** Faults start once the group had time to settle and end before the input does. */
+const WINDOW = { from: 0.05, to: 0.9 };
+
+/**
+ * Every fault of a run, drawn up front from the seeded generator, so a seed gives the same
+ * schedule on every run. Broker restarts and third-replica cycles are spread over equal
+ * segments of the window (never two at once); kills fall anywhere.
+ */
+export function planFaults(
+  options: Pick<ChaosOptions, 'kills' | 'brokerRestarts' | 'redisRestarts' | 'scaleCycles'>,
+  loadMs: number,
+  random: () => number,
+): FaultStep[] {
+  const from = loadMs * WINDOW.from;
+  const span = loadMs * (WINDOW.to - WINDOW.from);
+  const anywhere = () => Math.round(from + span * random());
+  const restartDelay = () => Math.round(5_000 * random());
+  const steps: FaultStep[] = [];
+
+  const brokerSegment = span / Math.max(1, options.brokerRestarts);
+  for (let i = 0; i < options.brokerRestarts; i++) {
+    const atMs = Math.round(from + brokerSegment * (i + 0.2 + 0.6 * random()));
+    steps.push({ atMs, kind: 'broker-restart' });
+  }
+  const cycleSegment = span / Math.max(1, options.scaleCycles);
+  for (let i = 0; i < options.scaleCycles; i++) {
+    const start = from + cycleSegment * i;
+    steps.push({
+      atMs: Math.round(start + cycleSegment * (0.05 + 0.2 * random())),
+      kind: 'scale-up',
+    });
+    steps.push({
+      atMs: Math.round(start + cycleSegment * (0.55 + 0.35 * random())),
+      kind: 'scale-down',
+    });
+  }
+  for (let i = 0; i < options.redisRestarts; i++) {
+    steps.push({
+      atMs: anywhere(),
+      kind: 'redis-restart',
+      downMs: Math.round(500 + 2_500 * random()),
+    });
+  }
+  // The one graceful stop under load, in the middle of the run when the load is steady.
+  steps.push({
+    atMs: Math.round(from + span * (0.3 + 0.4 * random())),
+    kind: 'sigterm',
+    restartAfterMs: restartDelay(),
+  });
+  for (let i = 0; i < options.kills; i++) {
+    steps.push({ atMs: anywhere(), kind: 'kill', pick: random(), restartAfterMs: restartDelay() });
+  }
+  return steps.sort((x, y) => x.atMs - y.atMs);
+}

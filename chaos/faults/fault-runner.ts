@@ -1,0 +1,155 @@
+import { sleep } from '../../bench/infra/bench-kafka';
+import type { ChaosBroker } from '../infra/chaos-broker';
+import type { ChaosRedis } from '../infra/chaos-redis';
+import type { InstancePool } from '../service/instance-pool';
+import type { FaultStep } from './fault-plan';
+
+export interface FaultLog {
+  timeline: Array<{ atMs: number; what: string }>;
+  kills: number;
+  /** Kills that found no running instance to kill. */
+  killsSkipped: number;
+  sigterms: number;
+  scaleUps: number;
+  scaleDowns: number;
+  brokerRestarts: Array<{ atMs: number; tookMs: number; error?: string }>;
+  redisRestarts: Array<{
+    atMs: number;
+    downMs: number;
+    keysBefore: number;
+    keysAfter: number;
+    error?: string;
+  }>;
+}
+
+/** The third replica, which comes and goes; the others are always wanted. */
+export const EXTRA_SLOT = 'c';
+/** An instance younger than this is only killed when no older one runs: a kill should hit work. */
+const PREFERRED_MIN_AGE_MS = 3_000;
+
+/**
+ * Plays a fault plan against the live system on the wall clock. Long faults (a broker or Redis
+ * restart, a graceful stop) run in the background so the next fault still lands on time; `run`
+ * returns once the plan is played and every fault has ended.
+ */
+export class FaultRunner {
+  private readonly log: FaultLog = {
+    timeline: [],
+    kills: 0,
+    killsSkipped: 0,
+    sigterms: 0,
+    scaleUps: 0,
+    scaleDowns: 0,
+    brokerRestarts: [],
+    redisRestarts: [],
+  };
+  private readonly pending = new Set<Promise<unknown>>();
+  private startedAt = 0;
+
+  constructor(
+    private readonly pool: InstancePool,
+    private readonly broker: ChaosBroker,
+    private readonly redis: ChaosRedis,
+    private readonly say: (message: string) => void,
+  ) {}
+
+  async run(steps: FaultStep[], startedAt: number): Promise<FaultLog> {
+    this.startedAt = startedAt;
+    for (const step of steps) {
+      const wait = startedAt + step.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      await this.play(step);
+    }
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    return this.log;
+  }
+
+  private async play(step: FaultStep): Promise<void> {
+    switch (step.kind) {
+      case 'kill': {
+        const target = this.pick(step.pick);
+        if (!target) {
+          this.log.killsSkipped++;
+          return this.note('kill -9 skipped: no instance running');
+        }
+        this.log.kills++;
+        this.note(`kill -9 ${target}, restart in ${step.restartAfterMs} ms`);
+        return this.pool.kill(target, step.restartAfterMs);
+      }
+      case 'sigterm': {
+        // The longest-running instance: the one most certainly holding partitions and work.
+        const target = this.pool.live()[0];
+        if (!target) return this.note('SIGTERM skipped: no instance running');
+        this.log.sigterms++;
+        this.note(`SIGTERM ${target} under load`);
+        return this.background(
+          this.pool.terminate(target, 'SIGTERM under load', step.restartAfterMs),
+        );
+      }
+      case 'scale-up':
+        this.log.scaleUps++;
+        this.note(`third replica ${EXTRA_SLOT} joins`);
+        return this.pool.ensureUp(EXTRA_SLOT);
+      case 'scale-down':
+        this.log.scaleDowns++;
+        this.note(`third replica ${EXTRA_SLOT} leaves (SIGTERM)`);
+        if (!this.pool.live().includes(EXTRA_SLOT)) return this.pool.retire(EXTRA_SLOT);
+        return this.background(this.pool.terminate(EXTRA_SLOT, 'scale-down under load'));
+      case 'broker-restart': {
+        const atMs = this.now();
+        this.note('broker restart (data kept)');
+        return this.background(
+          this.broker.restart().then(
+            (tookMs) => {
+              this.log.brokerRestarts.push({ atMs, tookMs });
+              this.note(`broker back after ${tookMs} ms`);
+            },
+            (error: Error) =>
+              this.log.brokerRestarts.push({ atMs, tookMs: -1, error: error.message }),
+          ),
+        );
+      }
+      case 'redis-restart': {
+        const atMs = this.now();
+        this.note(`Redis kill -9, down for ${step.downMs} ms`);
+        return this.background(
+          this.redis.restart(step.downMs).then(
+            (keys) => {
+              this.log.redisRestarts.push({ atMs, downMs: step.downMs, ...keys });
+              this.note(`Redis back with ${keys.keysAfter} keys (${keys.keysBefore} before)`);
+            },
+            (error: Error) =>
+              this.log.redisRestarts.push({
+                atMs,
+                downMs: step.downMs,
+                keysBefore: -1,
+                keysAfter: -1,
+                error: error.message,
+              }),
+          ),
+        );
+      }
+    }
+  }
+
+  private pick(draw: number): string | undefined {
+    const settled = this.pool.live(PREFERRED_MIN_AGE_MS);
+    const candidates = settled.length > 0 ? settled : this.pool.live();
+    return candidates[Math.floor(draw * candidates.length)];
+  }
+
+  private background(work: Promise<unknown>): void {
+    const tracked = work.catch((error: Error) => this.note(`fault failed: ${error.message}`));
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  private note(what: string): void {
+    this.log.timeline.push({ atMs: this.now(), what });
+    this.say(what);
+  }
+
+  private now(): number {
+    return Date.now() - this.startedAt;
+  }
+}

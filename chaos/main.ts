@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { benchKafka } from '../bench/infra/bench-kafka';
+import { killAllChildren } from '../bench/infra/child-process';
+import { repoRoot } from '../bench/infra/repo-root';
+import { machine } from '../bench/report/run-meta';
+import { parseOptions } from './config/chaos-options';
+import { ChaosBroker } from './infra/chaos-broker';
+import { ChaosRedis } from './infra/chaos-redis';
+import { serviceBuild } from './infra/service-build';
+import type { ChaosReport, ChaosRunReport } from './report/chaos-report';
+import { summaryTable } from './report/summary-table';
+import { writeReport } from './report/write-report';
+import { runPolicy } from './run/policy-run';
+
+/**
+ * `npm run chaos`: starts its own broker and Redis, runs the load with seeded faults under each
+ * ambiguity policy, writes chaos/results/ and exits non-zero when a rule of the service broke.
+ * Everything it started is stopped by its own handle at the end, on failure and on Ctrl-C.
+ */
+async function main(): Promise<number> {
+  quietTimerWarnings();
+  const options = parseOptions(process.argv.slice(2));
+  const root = repoRoot();
+  const started = new Date();
+  const stamp = started.toISOString().slice(0, 16).replace(/[-:]/g, '');
+  const say = (message: string) => {
+    const s = Math.round((Date.now() - started.getTime()) / 1000);
+    console.log(
+      `[chaos ${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${message}`,
+    );
+  };
+  const build = serviceBuild(root, options.srcRef);
+  const broker = new ChaosBroker(options.kafkaPort);
+  const redis = new ChaosRedis(options.redisPort);
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      killAllChildren();
+      await redis.stop().catch(() => undefined);
+      await broker.stop().catch(() => undefined);
+    })());
+  process.once('SIGINT', () => void shutdown().finally(() => process.exit(130)));
+  process.once('SIGTERM', () => void shutdown().finally(() => process.exit(143)));
+
+  const meta: ChaosReport['meta'] = {
+    startedAt: started.toISOString(),
+    finishedAt: '',
+    durationSeconds: 0,
+    command: [
+      'npm run chaos',
+      ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : []),
+    ].join(' '),
+    srcCommit: build.srcCommit,
+    headCommit: git(root, ['rev-parse', '--short', 'HEAD']),
+    machine: machine(),
+    loadAverageAtStart: loadavg()[0],
+    options,
+  };
+  const runs: ChaosRunReport[] = [];
+  const kafka = benchKafka(broker.brokers, 'mailbridge-chaos');
+  const admin = kafka.admin();
+  try {
+    say(
+      `src ${meta.srcCommit}; starting the broker on ${options.kafkaPort} and Redis on ${options.redisPort}`,
+    );
+    await broker.start();
+    await redis.start();
+    await admin.connect();
+    const logRoot = join(root, '.cache/chaos/logs', stamp);
+    for (const policy of options.policies) {
+      runs.push(
+        await runPolicy(
+          { options, broker, redis, kafka, admin, serviceScript: build.script, logRoot, say },
+          policy,
+        ),
+      );
+      const finished = new Date();
+      meta.finishedAt = finished.toISOString();
+      meta.durationSeconds = Math.round((finished.getTime() - started.getTime()) / 1000);
+      const files = writeReport({ meta, runs }, resolve(root, options.outDir), stamp);
+      say(`wrote ${files.join(', ')}`);
+    }
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+    await shutdown();
+  }
+  console.log(`\n${summaryTable(runs, options.shutdownTimeoutMs)}\n`);
+  for (const run of runs) {
+    for (const failure of run.failures) console.log(`FAIL [${run.policy}] ${failure}`);
+  }
+  return runs.some((r) => r.failures.length > 0) ? 1 : 0;
+}
+
+function git(root: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** kafkajs 2.2 arms a timer with a negative delay on Node 24: harmless, and noise in the log. */
+function quietTimerWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'TimeoutNegativeWarning') console.warn(warning);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    killAllChildren();
+    process.exit(2);
+  },
+);

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { Consumer, Kafka } from 'kafkajs';
+
+/** One result record as the harness keeps it. */
+export interface ResultRecord {
+  topic: string;
+  /** Broker time (the result topics use LogAppendTime). */
+  ts: number;
+  type: string;
+  /** What the result says happened, to tell a repeat from a conflicting result. */
+  outcome: string;
+  /** `data.ambiguous === true` on a success, or `AMBIGUOUS_SEND` on a failure. */
+  ambiguous: boolean;
+  errorCode?: string;
+}
+
+interface ResultShape {
+  correlationId?: unknown;
+  type?: unknown;
+  id?: unknown;
+  data?: {
+    template?: unknown;
+    ambiguous?: unknown;
+    errorCode?: unknown;
+    requestIds?: unknown;
+    requestId?: unknown;
+    listId?: unknown;
+  };
+}
+
+/** Key of an (event, template) pair; dead letters, which carry no template, use `*`. */
+export function actionKey(eventId: string, template: string): string {
+  return `${eventId}\u0000${template}`;
+}
+
+/**
+ * Reads every result topic from the beginning for the whole run. Records are kept once per
+ * (topic, partition, offset): the collector's own consumer may read a range twice after a
+ * broker restart, and that must not show up as a repeated result.
+ */
+export class ResultCollector {
+  readonly byAction = new Map<string, ResultRecord[]>();
+  /** Highest offset read per `topic:partition`. */
+  readonly positions = new Map<string, number>();
+  unreadable = 0;
+  private readonly seen = new Set<string>();
+  private consumer?: Consumer;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topics: { deadLetter: string; results: string[] },
+  ) {}
+
+  async start(): Promise<this> {
+    this.consumer = this.kafka.consumer({
+      groupId: `chaos-collector-${randomUUID()}`,
+      maxWaitTimeInMs: 200,
+    });
+    await this.consumer.connect();
+    await this.consumer.subscribe({
+      topics: [...this.topics.results, this.topics.deadLetter],
+      fromBeginning: true,
+    });
+    await this.consumer.run({
+      partitionsConsumedConcurrently: 4,
+      eachBatch: ({ batch }) => {
+        for (const message of batch.messages) {
+          const position = `${batch.topic}:${batch.partition}`;
+          const id = `${position}:${message.offset}`;
+          if (this.seen.has(id)) continue;
+          this.seen.add(id);
+          this.positions.set(
+            position,
+            Math.max(this.positions.get(position) ?? -1, Number(message.offset)),
+          );
+          this.add(batch.topic, Number(message.timestamp), message.value);
+        }
+        return Promise.resolve();
+      },
+    });
+    return this;
+  }
+
+  get records(): number {
+    return this.seen.size;
+  }
+
+  /** True once every partition has been read up to the given end offsets (exclusive). */
+  caughtUp(ends: Map<string, number>): boolean {
+    for (const [position, end] of ends) {
+      if (end > 0 && (this.positions.get(position) ?? -1) < end - 1) return false;
+    }
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined);
+  }
+
+  private add(topic: string, ts: number, value: Buffer | null): void {
+    let result: ResultShape;
+    try {
+      result = JSON.parse(value?.toString('utf8') ?? 'null') as ResultShape;
+    } catch {
+      this.unreadable++;
+      return;
+    }
+    if (topic === this.topics.deadLetter) {
+      // The original event, kept as it was: its id is the key, and no template handled it.
+      const id = typeof result?.id === 'string' ? result.id : undefined;
+      if (id === undefined) this.unreadable++;
+      else
+        this.push(actionKey(id, '*'), {
+          topic,
+          ts,
+          type: 'dead-letter',
+          outcome: 'dead-letter',
+          ambiguous: false,
+        });
+      return;
+    }
+    const data = result?.data;
+    if (typeof result?.correlationId !== 'string' || typeof data?.template !== 'string') {
+      this.unreadable++;
+      return;
+    }
+    const type = typeof result.type === 'string' ? result.type : topic;
+    const errorCode = typeof data.errorCode === 'string' ? data.errorCode : undefined;
+    this.push(actionKey(result.correlationId, data.template), {
+      topic,
+      ts,
+      type,
+      outcome: `${type}:${JSON.stringify(data.requestIds ?? data.requestId ?? data.listId ?? errorCode ?? '')}`,
+      ambiguous: data.ambiguous === true || errorCode === 'AMBIGUOUS_SEND',
+      errorCode,
+    });
+  }
+
+  private push(key: string, record: ResultRecord): void {
+    const list = this.byAction.get(key);
+    if (list) list.push(record);
+    else this.byAction.set(key, [record]);
+  }
+}

@@ -1,0 +1,81 @@
+import type { ActionAudit } from '../analysis/action-audit';
+import type { ChaosOptions, Policy } from '../config/chaos-options';
+import type { FaultLog } from '../faults/fault-runner';
+import type { Termination } from '../service/instance-pool';
+
+/** Everything one policy's run measured; written as JSON and read back by the Markdown report. */
+export interface ChaosRunReport {
+  policy: Policy;
+  runId: string;
+  startedAt: string;
+  durationSeconds: number;
+  load: {
+    signups: number;
+    orders: number;
+    rate: number;
+    produceSeconds: number;
+    resentBatches: number;
+    /** Records on the input topics at the end (more than the events if a batch was resent). */
+    inputRecords: number;
+  };
+  faults: Omit<FaultLog, 'timeline'> & {
+    killsPlanned: number;
+    brokerRestartsPlanned: number;
+    redisRestartsPlanned: number;
+    rebalances: { started: number; stabilized: number; membershipChanges: number };
+    crashes: Array<{ atMs: number; slot: string; exit: string }>;
+    sandbox: {
+      faultShareConfigured: number;
+      faultRateDuringLoad: number;
+      receivedDuringLoad: number;
+      byFault: Record<string, number>;
+      unanswered: { reset: number; abandoned: number };
+    };
+  };
+  sigterms: Array<Termination & { atMs: number; withinBound: boolean }>;
+  vendor: {
+    received: number;
+    recordComplete: boolean;
+    acceptedCampaignRequests: number;
+    acceptedListRequests: number;
+    recipientsAccepted: number;
+    listNames: number;
+    listsCreatedTwice: number;
+    listExtraCreations: number;
+    listsCreatedTwiceExamples: string[];
+    /** Accepted addresses no event of this run explains (must be 0). */
+    foreignAddresses: number;
+  };
+  audit: ActionAudit;
+  /** Sums of the last reading of each process; undefined when the build has no such counter. */
+  counters: { ambiguousSends?: number; possibleDuplicateSends?: number };
+  drain: {
+    faultsOffAtMs: number;
+    complete: boolean;
+    /** From the faults being switched off to the last action's first result. */
+    lastFaultToLastResultSeconds: number | null;
+    lagAtDrainEnd: number;
+    lagAfterStop: number;
+    collectorCaughtUp: boolean;
+  };
+  peakRssMb: Record<string, number>;
+  instanceStarts: Record<string, number>;
+  timeline: Array<{ atMs: number; what: string }>;
+  failures: string[];
+}
+
+export interface ChaosReport {
+  meta: {
+    startedAt: string;
+    finishedAt: string;
+    durationSeconds: number;
+    command: string;
+    /** `git log -1 --format=%h -- src`, "+dirty" when src/ differs from it. */
+    srcCommit: string;
+    headCommit: string;
+    machine: { cpus: number; cpuModel: string; memoryGiB: number; kernel: string; node: string };
+    loadAverageAtStart: number;
+    options: ChaosOptions;
+  };
+  runs: ChaosRunReport[];
+}

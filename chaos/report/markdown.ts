@@ -1,0 +1,53 @@
+import type { ChaosReport, ChaosRunReport } from './chaos-report';
+import { summaryTable } from './summary-table';
+
+/** The Markdown report: how the run was made, the figures, why it failed, and what happened when. */
+export function markdownReport(report: ChaosReport): string {
+  const { meta } = report;
+  const o = meta.options;
+  const lines = [
+    `# mailbridge chaos run ${meta.startedAt.slice(0, 16).replace('T', ' ')}`,
+    '',
+    `Command: \`${meta.command}\` (seed ${o.seed}); src at \`${meta.srcCommit}\`, HEAD \`${meta.headCommit}\`; ` +
+      `${meta.durationSeconds} s in all.`,
+    `Machine: ${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memoryGiB} GiB, Linux ${meta.machine.kernel}, ` +
+      `Node ${meta.machine.node}; load average ${meta.loadAverageAtStart.toFixed(2)} at the start.`,
+    `Setup: one broker (KRaft, restarted on its data dir), one Redis (append-only, fsync always), the sandbox ` +
+      `with every request recorded, 2 replicas plus a third that comes and goes, ${o.partitions} partitions; ` +
+      `vendor faults on ${(o.faultShare * 100).toFixed(0)} % of requests during the load (503, 429 + Retry-After, resets, hangs).`,
+    '',
+    summaryTable(report.runs, o.shutdownTimeoutMs),
+    '',
+  ];
+  for (const run of report.runs) lines.push(...runSection(run));
+  return lines.join('\n') + '\n';
+}
+
+function runSection(run: ChaosRunReport): string[] {
+  const a = run.audit;
+  const out = [`## Policy \`${run.policy}\` (${run.runId})`, ''];
+  out.push(run.failures.length === 0 ? 'Verdict: pass.' : 'Verdict: **fail**:');
+  for (const failure of run.failures) out.push(`- ${failure}`);
+  out.push('');
+  const examples = [
+    ...a.examples.lost.map((e) => `lost: ${e}`),
+    ...a.examples.unexplainedDoubles.map((e) => `unexplained double: ${e}`),
+    ...a.examples.ambiguousWithoutMark.map((e) => `ambiguous, unmarked: ${e}`),
+    ...run.vendor.listsCreatedTwiceExamples.map((e) => `list created twice: ${e}`),
+  ];
+  if (examples.length > 0) out.push('Examples:', '', ...examples.map((e) => `- ${e}`), '');
+  if (run.faults.crashes.length > 0) {
+    out.push('Instances that exited by themselves (restarted after 1 s):', '');
+    for (const c of run.faults.crashes) out.push(`- ${time(c.atMs)} ${c.slot}: ${c.exit}`);
+    out.push('');
+  }
+  out.push('<details><summary>Timeline (seconds from the start of the load)</summary>', '');
+  for (const t of run.timeline) out.push(`- ${time(t.atMs)} ${t.what}`);
+  out.push(`- ${time(run.drain.faultsOffAtMs)} faults off, every replica up: drain`);
+  out.push('', '</details>', '');
+  return out;
+}
+
+function time(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,128 @@
+import { SHUTDOWN_MARGIN_MS } from '../analysis/verdict';
+import type { ChaosRunReport } from './chaos-report';
+
+type Row = [figure: string, value: (run: ChaosRunReport) => string];
+
+const n = (value: number | undefined | null) =>
+  value === undefined || value === null ? 'n/a' : value.toLocaleString('en-US');
+const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+/** The figures issue 8 asks for, one row each, one column per policy run. */
+const ROWS: Row[] = [
+  [
+    'events (sign-ups + orders)',
+    (r) => `${n(r.load.signups)} + ${n(r.load.orders)} at ${r.load.rate}/s`,
+  ],
+  ['kill -9 of an instance', (r) => `${r.faults.kills} (planned ${r.faults.killsPlanned})`],
+  [
+    'rebalances begun / completed (broker log); membership changes seen',
+    (r) =>
+      `${r.faults.rebalances.started} / ${r.faults.rebalances.stabilized}; ${r.faults.rebalances.membershipChanges}`,
+  ],
+  [
+    'broker restarts (data kept)',
+    (r) =>
+      `${r.faults.brokerRestarts.filter((b) => !b.error).length} (planned ${r.faults.brokerRestartsPlanned})`,
+  ],
+  [
+    'Redis restarts (keys before → after)',
+    (r) =>
+      [
+        `${r.faults.redisRestarts.length}`,
+        ...r.faults.redisRestarts.map((x) => `${x.keysBefore}→${x.keysAfter}`),
+      ].join(' '),
+  ],
+  ['third replica joined / left', (r) => `${r.faults.scaleUps} / ${r.faults.scaleDowns}`],
+  ['instances that exited by themselves', (r) => n(r.faults.crashes.length)],
+  [
+    'vendor fault rate during load',
+    (r) =>
+      `${pct(r.faults.sandbox.faultRateDuringLoad)} of ${n(r.faults.sandbox.receivedDuringLoad)}`,
+  ],
+  [
+    'requests written but unanswered (reset / abandoned)',
+    (r) => `${r.faults.sandbox.unanswered.reset} / ${r.faults.sandbox.unanswered.abandoned}`,
+  ],
+  [
+    'accepted campaign requests / recipients',
+    (r) => `${n(r.vendor.acceptedCampaignRequests)} / ${n(r.vendor.recipientsAccepted)}`,
+  ],
+  ['**lost sends**', (r) => n(r.audit.lostSends)],
+  ['**lost results**', (r) => n(r.audit.lostResults)],
+  ['**doubles: unexplained**', (r) => n(r.audit.doubles.unexplained)],
+  ['doubles: ambiguous', (r) => n(r.audit.doubles.ambiguous)],
+  ['extra vendor sends from doubles', (r) => n(r.audit.doubles.extraSends)],
+  [
+    '**contact lists created twice** (names / extra lists)',
+    (r) =>
+      `${r.vendor.listsCreatedTwice} / ${r.vendor.listExtraCreations} (of ${r.vendor.listNames} names)`,
+  ],
+  ['results marked ambiguous', (r) => n(r.audit.markedAmbiguous)],
+  ['AMBIGUOUS_SEND results', (r) => n(r.audit.failuresByCode.AMBIGUOUS_SEND ?? 0)],
+  [
+    'ambiguous sends witnessed / without their mark',
+    (r) => `${n(r.audit.witnessedAmbiguous)} / ${n(r.audit.ambiguousWithoutMark)}`,
+  ],
+  ['sent but reported failed (not ambiguous)', (r) => n(r.audit.sentButReportedFailed)],
+  [
+    'metric: ambiguous sends / possible duplicates',
+    (r) => `${n(r.counters.ambiguousSends)} / ${n(r.counters.possibleDuplicateSends)}`,
+  ],
+  ['actions with a result', (r) => `${n(r.audit.withResult)} of ${n(r.audit.actions)}`],
+  [
+    'failure results (by code)',
+    (r) => `${n(r.audit.failures)} ${JSON.stringify(r.audit.failuresByCode)}`,
+  ],
+  ['repeated result records', (r) => n(r.audit.repeatedResultRecords)],
+  ['conflicting results', (r) => n(r.audit.conflictingResults)],
+  [
+    'consumer-group lag at drain end / after stop',
+    (r) => `${n(r.drain.lagAtDrainEnd)} / ${n(r.drain.lagAfterStop)}`,
+  ],
+  [
+    'faults off → last result',
+    (r) =>
+      (r.drain.lastFaultToLastResultSeconds === null
+        ? 'n/a'
+        : `${r.drain.lastFaultToLastResultSeconds.toFixed(1)} s`) +
+      (r.drain.complete ? '' : ' (drain incomplete)'),
+  ],
+  [
+    'SIGTERM exits (ms, code)',
+    (r) =>
+      r.sigterms
+        .map((t) => `${t.slot} ${t.reason}: ${t.exitMs} ms, ${t.exit}${t.withinBound ? '' : ' ✗'}`)
+        .join('; '),
+  ],
+  [
+    'peak RSS per instance slot (MB)',
+    (r) =>
+      Object.entries(r.peakRssMb)
+        .map(([s, mb]) => `${s} ${mb}`)
+        .join(', '),
+  ],
+  [
+    'instance starts per slot',
+    (r) =>
+      Object.entries(r.instanceStarts)
+        .map(([s, k]) => `${s} ${k}`)
+        .join(', '),
+  ],
+  ['run duration', (r) => `${r.durationSeconds} s`],
+  ['verdict', (r) => (r.failures.length === 0 ? 'pass' : `FAIL (${r.failures.length})`)],
+];
+
+/** A Markdown table: figures down, runs across. */
+export function summaryTable(runs: ChaosRunReport[], shutdownTimeoutMs: number): string {
+  const header = `| figure | ${runs.map((r) => `policy \`${r.policy}\``).join(' | ')} |`;
+  const rule = `| --- | ${runs.map(() => '---').join(' | ')} |`;
+  const rows = ROWS.map(
+    ([figure, value]) => `| ${figure} | ${runs.map((r) => escape(value(r))).join(' | ')} |`,
+  );
+  const note = `SIGTERM bound: SHUTDOWN_TIMEOUT_MS ${shutdownTimeoutMs} + ${SHUTDOWN_MARGIN_MS} ms, exit 0 (✗ marks a breach).`;
+  return [header, rule, ...rows, '', note].join('\n');
+}
+
+function escape(cell: string): string {
+  return cell.replace(/\|/g, '\\|');
+}

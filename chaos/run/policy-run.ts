@@ -1,0 +1,166 @@
+import { join } from 'node:path';
+import type { Admin, Kafka } from 'kafkajs';
+import { topicSize, waitForStableGroup } from '../../bench/infra/bench-kafka';
+import { seededRandom } from '../../test/support/seeded-random';
+import { uniqueName } from '../../test/support/kafka-helpers';
+import type { ChaosOptions, Policy } from '../config/chaos-options';
+import { planFaults } from '../faults/fault-plan';
+import { EXTRA_SLOT, FaultRunner } from '../faults/fault-runner';
+import type { ChaosBroker } from '../infra/chaos-broker';
+import type { ChaosRedis } from '../infra/chaos-redis';
+import { ChaosVendor, chaosFaults } from '../infra/chaos-vendor';
+import { createTopicsPatiently } from '../infra/run-topics';
+import { groupLag } from '../observe/group-lag';
+import { RebalanceWatch } from '../observe/rebalance-watch';
+import { ResultCollector } from '../observe/result-collector';
+import type { ChaosRunReport } from '../report/chaos-report';
+import { InstancePool } from '../service/instance-pool';
+import { runTopics, serviceEnv } from '../service/service-env';
+import { ChaosWorkload } from '../traffic/chaos-workload';
+import { producePaced } from '../traffic/paced-producer';
+import { catchUp, settleLag, waitForResults } from './drain';
+import { assembleReport } from './run-report';
+
+export interface ChaosInfra {
+  options: ChaosOptions;
+  broker: ChaosBroker;
+  redis: ChaosRedis;
+  kafka: Kafka;
+  admin: Admin;
+  /** The service build this invocation runs (a snapshot of dist/main.js). */
+  serviceScript: string;
+  logRoot: string;
+  say: (message: string) => void;
+}
+
+const BASE_SLOTS = ['a', 'b'];
+
+/**
+ * One chaos run under one ambiguity policy: fresh topics, group and idempotency namespace on the
+ * shared broker and Redis; the load and the seeded faults at once; then the drain with faults
+ * off and every replica up; then the audit against the vendor's record.
+ */
+export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<ChaosRunReport> {
+  const { options, admin, kafka } = infra;
+  const started = Date.now();
+  const runId = uniqueName(`chaos-${policy}`);
+  const say = (message: string) => infra.say(`[${policy}] ${message}`);
+  const topics = runTopics(runId);
+  const inputs = [topics.TOPIC_USER_SIGNED_UP, topics.TOPIC_ORDER_PLACED];
+  const results = [
+    topics.TOPIC_CAMPAIGN_SENT,
+    topics.TOPIC_CONTACT_LIST_CREATED,
+    topics.TOPIC_DISPATCH_FAILED,
+  ];
+  await createTopicsPatiently(
+    admin,
+    [...inputs, topics.TOPIC_CAMPAIGN_REQUESTED, topics.TOPIC_CONTACT_LIST_REQUESTED],
+    options.partitions,
+  );
+  // Broker time on every result: one clock for "when did the last result arrive".
+  await createTopicsPatiently(admin, [...results, topics.TOPIC_DEAD_LETTER], options.partitions, {
+    logAppendTime: true,
+  });
+
+  const vendor = await ChaosVendor.start();
+  const collector = await new ResultCollector(kafka, {
+    results,
+    deadLetter: topics.TOPIC_DEAD_LETTER,
+  }).start();
+  const wiring = {
+    runId,
+    policy,
+    topics,
+    brokers: infra.broker.brokers,
+    redisUrl: infra.redis.url,
+    vendorUrl: vendor.url,
+    relayAccessToken: vendor.relayAccessToken,
+    apiKey: vendor.apiKey,
+  };
+  const pool = new InstancePool([...BASE_SLOTS, EXTRA_SLOT], options.httpBasePort, {
+    script: infra.serviceScript,
+    logDir: join(infra.logRoot, policy),
+    env: serviceEnv(wiring, options),
+    shutdownTimeoutMs: options.shutdownTimeoutMs,
+    log: say,
+  });
+  const watch = new RebalanceWatch(admin, runId, infra.broker.logFile);
+  try {
+    pool.startWatching();
+    for (const slot of BASE_SLOTS) pool.ensureUp(slot);
+    await waitForStableGroup(admin, runId, 120_000, () => true);
+    say(
+      `group ${runId} is stable; ${BASE_SLOTS.length} replicas up, logs in ${join(infra.logRoot, policy)}`,
+    );
+    watch.start();
+
+    const workload = new ChaosWorkload(uniqueName('run'), options.signups, options.orders);
+    const expected = workload.expected();
+    const loadMs = (workload.total / options.rate) * 1000;
+    const plan = planFaults(options, loadMs, seededRandom(options.seed));
+    say(
+      `load: ${workload.total} events at ${options.rate}/s (${Math.round(loadMs / 1000)} s), ${plan.length} faults planned`,
+    );
+    vendor.setFaults(chaosFaults(options.faultShare));
+    const loadStart = Date.now();
+    const runner = new FaultRunner(pool, infra.broker, infra.redis, say);
+    let lastProgress = 0;
+    const [produced, faultLog] = await Promise.all([
+      producePaced(kafka, workload, { signup: inputs[0], order: inputs[1] }, options.rate, (n) => {
+        if (n - lastProgress >= workload.total / 10) {
+          lastProgress = n;
+          say(
+            `produced ${n}/${workload.total}; results so far ${collector.records}; live ${pool.live().join(',')}`,
+          );
+        }
+      }),
+      runner.run(plan, loadStart),
+    ]);
+    await pool.settle();
+
+    vendor.setFaults({});
+    const faultsOffAt = Date.now();
+    for (const slot of [...BASE_SLOTS, EXTRA_SLOT]) pool.ensureUp(slot);
+    say(
+      `faults off after ${Math.round((faultsOffAt - loadStart) / 1000)} s; draining with every replica up`,
+    );
+    const complete = await waitForResults(
+      expected,
+      collector,
+      faultsOffAt + options.drainSeconds * 1000,
+      say,
+    );
+    const lagAtDrainEnd = await settleLag(admin, runId, inputs, 60_000);
+    say(`drain ${complete ? 'complete' : 'incomplete'}; group lag ${lagAtDrainEnd}`);
+    await pool.terminateAll('final stop');
+    const lagAfterStop = await groupLag(admin, runId, inputs).catch(() => -1);
+    const resultTopics = [...results, topics.TOPIC_DEAD_LETTER];
+    const collectorCaughtUp = await catchUp(admin, collector, resultTopics, 60_000);
+
+    return assembleReport({
+      policy,
+      runId,
+      started,
+      loadStart,
+      faultsOffAt,
+      options,
+      workload,
+      expected,
+      produced,
+      inputRecords: (await topicSize(admin, inputs[0])) + (await topicSize(admin, inputs[1])),
+      faultLog,
+      plan,
+      pool,
+      vendor,
+      collector,
+      rebalances: { ...watch.fromBrokerLog(), membershipChanges: watch.membershipChanges },
+      drain: { complete, lagAtDrainEnd, lagAfterStop, collectorCaughtUp },
+    });
+  } finally {
+    watch.stop();
+    pool.stopWatching();
+    await pool.terminateAll('cleanup').catch(() => undefined);
+    await collector.stop();
+    await vendor.stop();
+  }
+}

@@ -1,0 +1,132 @@
+import { auditActions } from '../analysis/action-audit';
+import { vendorLedger } from '../analysis/vendor-ledger';
+import { verdict, withinBound } from '../analysis/verdict';
+import type { ChaosOptions, Policy } from '../config/chaos-options';
+import type { FaultStep } from '../faults/fault-plan';
+import type { FaultLog } from '../faults/fault-runner';
+import type { ChaosVendor } from '../infra/chaos-vendor';
+import type { ResultCollector } from '../observe/result-collector';
+import type { ChaosRunReport } from '../report/chaos-report';
+import type { InstancePool } from '../service/instance-pool';
+import type { ChaosWorkload, ExpectedAction } from '../traffic/chaos-workload';
+import type { ProduceReport } from '../traffic/paced-producer';
+
+export interface RunParts {
+  policy: Policy;
+  runId: string;
+  started: number;
+  loadStart: number;
+  faultsOffAt: number;
+  options: ChaosOptions;
+  workload: ChaosWorkload;
+  expected: ExpectedAction[];
+  produced: ProduceReport;
+  inputRecords: number;
+  faultLog: FaultLog;
+  plan: FaultStep[];
+  pool: InstancePool;
+  vendor: ChaosVendor;
+  collector: ResultCollector;
+  rebalances: { started: number; stabilized: number; membershipChanges: number };
+  drain: {
+    complete: boolean;
+    lagAtDrainEnd: number;
+    lagAfterStop: number;
+    collectorCaughtUp: boolean;
+  };
+}
+
+/** Folds what a run observed into its report, with the verdict. Times are relative to the load's start. */
+export function assembleReport(p: RunParts): ChaosRunReport {
+  const { options, vendor, pool } = p;
+  const ledger = vendorLedger(vendor.requests, vendor.unanswered, p.faultsOffAt);
+  const audit = auditActions(p.expected, p.collector.byAction, ledger, p.policy);
+  const known = new Set(p.expected.map((a) => a.email.toLowerCase()));
+  const foreign = [...ledger.campaignAccepted.keys(), ...ledger.listAccepted.keys()].filter(
+    (e) => !known.has(e),
+  );
+  const twice = [...ledger.listsByName].filter(([, n]) => n > 1);
+  const stats = vendor.stats;
+  const rel = (at: number) => at - p.loadStart;
+  const planned = (kind: FaultStep['kind']) => p.plan.filter((s) => s.kind === kind).length;
+  const { timeline, ...faultCounts } = p.faultLog;
+  const counters = {
+    ambiguousSends: undefined as number | undefined,
+    possibleDuplicateSends: undefined as number | undefined,
+  };
+  for (const reading of pool.counters.values()) {
+    if (reading.ambiguousSends !== undefined)
+      counters.ambiguousSends = (counters.ambiguousSends ?? 0) + reading.ambiguousSends;
+    if (reading.possibleDuplicateSends !== undefined) {
+      counters.possibleDuplicateSends =
+        (counters.possibleDuplicateSends ?? 0) + reading.possibleDuplicateSends;
+    }
+  }
+  const lastResult = audit.lastFirstResultTs;
+  const report: Omit<ChaosRunReport, 'failures'> = {
+    policy: p.policy,
+    runId: p.runId,
+    startedAt: new Date(p.started).toISOString(),
+    durationSeconds: Math.round((Date.now() - p.started) / 1000),
+    load: {
+      signups: p.workload.signups,
+      orders: p.workload.orders,
+      rate: options.rate,
+      produceSeconds: Math.round(p.produced.seconds),
+      resentBatches: p.produced.resentBatches,
+      inputRecords: p.inputRecords,
+    },
+    faults: {
+      ...faultCounts,
+      killsPlanned: planned('kill'),
+      brokerRestartsPlanned: planned('broker-restart'),
+      redisRestartsPlanned: planned('redis-restart'),
+      rebalances: p.rebalances,
+      crashes: pool.crashes.map((c) => ({ atMs: rel(c.at), slot: c.slot, exit: c.exit })),
+      sandbox: {
+        faultShareConfigured: options.faultShare,
+        faultRateDuringLoad: ledger.receivedDuringLoad
+          ? ledger.faultedDuringLoad / ledger.receivedDuringLoad
+          : 0,
+        receivedDuringLoad: ledger.receivedDuringLoad,
+        byFault: ledger.byFault,
+        unanswered: {
+          reset: vendor.unanswered.filter((u) => u.outcome === 'reset').length,
+          abandoned: vendor.unanswered.filter((u) => u.outcome === 'abandoned').length,
+        },
+      },
+    },
+    sigterms: pool.terminations.map((t) => ({
+      ...t,
+      atMs: rel(t.at),
+      withinBound: withinBound(t.exitMs, t.exit, options.shutdownTimeoutMs),
+    })),
+    vendor: {
+      received: stats.received,
+      recordComplete: stats.recorded === stats.received,
+      acceptedCampaignRequests: ledger.acceptedCampaignRequests,
+      acceptedListRequests: ledger.acceptedListRequests,
+      recipientsAccepted: stats.recipientsAccepted,
+      listNames: ledger.listsByName.size,
+      listsCreatedTwice: twice.length,
+      listExtraCreations: twice.reduce((sum, [, n]) => sum + n - 1, 0),
+      listsCreatedTwiceExamples: twice.slice(0, 5).map(([name, n]) => `${name} ×${n}`),
+      foreignAddresses: foreign.length,
+    },
+    audit,
+    counters,
+    drain: {
+      faultsOffAtMs: rel(p.faultsOffAt),
+      complete: p.drain.complete,
+      lastFaultToLastResultSeconds:
+        lastResult > 0 ? Math.max(0, (lastResult - p.faultsOffAt) / 1000) : null,
+      lagAtDrainEnd: p.drain.lagAtDrainEnd,
+      lagAfterStop: p.drain.lagAfterStop,
+      collectorCaughtUp: p.drain.collectorCaughtUp,
+    },
+    peakRssMb: pool.peakRssMb(),
+    instanceStarts: pool.starts(),
+    timeline,
+  };
+  return { ...report, failures: verdict(report, options.shutdownTimeoutMs) };
+}
