@@ -22,7 +22,7 @@ import { VendorGate } from './vendor.gate';
     {
       provide: IDEMPOTENCY_STORE,
       inject: [AppConfig],
-      useFactory: async ({ idempotency }: AppConfig): Promise<IdempotencyStore> => {
+      useFactory: ({ idempotency }: AppConfig): IdempotencyStore => {
         if (idempotency.store === 'memory')
           return new MemoryIdempotencyStore(idempotency.ttlSeconds);
         const store = new RedisIdempotencyStore(
@@ -30,7 +30,9 @@ import { VendorGate } from './vendor.gate';
           idempotency.ttlSeconds,
           idempotency.keyPrefix,
         );
-        await store.connect();
+        // Not awaited: a Redis that is down at start must not keep the health endpoints from
+        // answering. Commands wait for the connection; readiness reports it.
+        store.connect().catch(() => undefined);
         return store;
       },
     },
@@ -74,7 +76,7 @@ import { VendorGate } from './vendor.gate';
     DispatchService,
     ResultPublisher,
   ],
-  exports: [DispatchService, VendorGate, ResultPublisher],
+  exports: [DispatchService, VendorGate, ResultPublisher, IDEMPOTENCY_STORE],
 })
 export class DispatchModule implements OnApplicationShutdown {
   constructor(

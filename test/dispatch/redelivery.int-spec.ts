@@ -85,7 +85,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
       serviceEnv('http://127.0.0.1:1', uniqueTopics(), 'g', { AMBIGUOUS_SEND_POLICY: policy }),
     );
     const instance = new InstanceLiveness(config, store);
-    await instance.onModuleInit();
+    instance.onModuleInit();
     instances.push(instance);
     const metrics = new MetricsService();
     const runner = new ActionRunner(

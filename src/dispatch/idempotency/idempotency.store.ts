@@ -56,6 +56,8 @@ export interface HeldClaim {
  * claimed → sending (the request is about to be written) → done (the outcome is recorded).
  */
 export interface IdempotencyStore {
+  /** Whether the store can be reached now; while it cannot, every claim waits. */
+  readonly connected: boolean;
   /** Says `instance` is alive for `ttlMs`; its claims can be taken over once it stops saying so. */
   heartbeat(instance: string, ttlMs: number): Promise<void>;
   /** Says `instance` stopped: its remaining claims can be taken over at once. */

@@ -27,10 +27,14 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
     @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
   ) {}
 
-  /** Beats once before any claim can be made, then every quarter of the TTL. */
-  async onModuleInit(): Promise<void> {
+  /**
+   * Beats now, then every quarter of the TTL. Not awaited, so that a Redis that is down at start
+   * does not hold the start up: the store's commands go out in order on one connection, so this
+   * first heartbeat reaches Redis before any claim of this instance does.
+   */
+  onModuleInit(): void {
     const ttl = this.config.idempotency.instanceTtlMs;
-    await this.store.heartbeat(this.id, ttl);
+    this.beat(ttl);
     this.timer = setInterval(() => this.beat(ttl), Math.floor(ttl / 4));
   }
 

@@ -16,6 +16,7 @@ type Entry =
  * Lost on restart, so only `MAILBRIDGE_MODE=local` defaults to it.
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly connected = true;
   private readonly entries = new Map<string, Entry>();
   private readonly alive = new Map<string, number>();
   private readonly sequences = new Map<string, number>();

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Redis, type Result } from 'ioredis';
 import {
   holderId,
@@ -90,7 +91,9 @@ declare module 'ioredis' {
 
 /** The production store: shared by every replica, so a rebalance cannot cause a second send. */
 export class RedisIdempotencyStore implements IdempotencyStore {
+  private readonly logger = new Logger(RedisIdempotencyStore.name);
   private readonly redis: Redis;
+  private reachable = true;
 
   constructor(
     url: string,
@@ -110,8 +113,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    // Said once per outage, not once per reconnection attempt.
+    this.redis.on('error', (error: Error) => {
+      if (!this.reachable) return;
+      this.reachable = false;
+      this.logger.error(`Redis unreachable, sends wait until it is back: ${error.message}`);
+    });
+    this.redis.on('ready', () => {
+      if (this.reachable) return;
+      this.reachable = true;
+      this.logger.log('Redis reachable again');
+    });
   }
 
+  /**
+   * Resolves once connected; rejects if the first attempt fails, while the client goes on
+   * trying in the background (commands wait for it).
+   */
   async connect(): Promise<void> {
     if (this.redis.status === 'wait') await this.redis.connect();
   }
