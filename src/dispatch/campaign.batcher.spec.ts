@@ -1,28 +1,55 @@
-import { VendorError } from '../vendor/vendor.errors';
+import type { CampaignSendHooks } from '../vendor/vendor.client';
+import { VendorError, VendorWithheldError } from '../vendor/vendor.errors';
 import type { CampaignRequest, CampaignSendResult } from '../vendor/vendor.types';
-import { CampaignBatcher, type CampaignDelivery, type CampaignSender } from './campaign.batcher';
+import {
+  CampaignBatcher,
+  type CampaignDelivery,
+  type CampaignSender,
+  type SendLedger,
+} from './campaign.batcher';
 import { ClaimLostError } from './idempotency/claim-lost.error';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
 
 const content = { subject: 'Hi {{FIRST_NAME}}', body: '<p>Hi</p>' };
 const recipient = (n: number) => ({ email: `r${n}@example.com`, attributes: { N: String(n) } });
 
-/** A vendor that accepts every request whole and remembers them. */
+/** A vendor that accepts every request whole and remembers them, asking first as the client does. */
 class RecordingSender implements CampaignSender {
   readonly requests: CampaignRequest[] = [];
-  sendCampaign(request: CampaignRequest): Promise<CampaignSendResult> {
-    this.requests.push(request);
+  async sendCampaign(
+    request: CampaignRequest,
+    hooks?: CampaignSendHooks,
+  ): Promise<CampaignSendResult> {
+    const all = request.recipients.to.map((_, i) => i);
+    const allowed = (await hooks?.beforeWrite?.(all)) ?? new Set(all);
+    const indexes = all.filter((i) => allowed.has(i));
+    const withheld = all.filter((i) => !allowed.has(i));
+    this.requests.push({
+      ...request,
+      recipients: { to: indexes.map((i) => request.recipients.to[i]) },
+    });
     const n = this.requests.length;
-    return Promise.resolve([
+    return [
       {
         ok: true,
         requestId: `req-${n}`,
         message: 'ok',
         attempts: 1,
         ambiguousAttempts: 0,
-        recipientIndexes: request.recipients.to.map((_, i) => i),
+        recipientIndexes: indexes,
       },
-    ]);
+      ...(withheld.length > 0
+        ? [
+            {
+              ok: false as const,
+              error: new VendorWithheldError(),
+              attempts: 0,
+              ambiguousAttempts: 0,
+              recipientIndexes: withheld,
+            },
+          ]
+        : []),
+    ];
   }
 }
 
@@ -159,51 +186,48 @@ describe(CampaignBatcher.name, () => {
       batchRecipientCount: d.batchRecipientCount,
     });
 
-    it('marks claims sending before writing, and records what a chunk completes before the next one is answered', async () => {
+    it('marks each request just before it is written, and records what it completes before the next one is answered', async () => {
       jest.useRealTimers();
       const store = new MemoryIdempotencyStore(3600);
       await store.heartbeat('i', 60_000);
       for (const n of [1, 2]) await store.claim(claim(n).key, claim(n).holder, 60_000);
-      const seen: string[] = [];
-      let secondChunk: () => void = () => undefined;
-      const sender: CampaignSender = {
-        async sendCampaign(_request, onChunk) {
-          seen.push(`phase at write: ${JSON.stringify(await store.claim(claim(1).key, other, 1))}`);
-          onChunk?.({
-            ok: true,
-            requestId: 'req-1',
-            message: 'ok',
-            attempts: 1,
-            ambiguousAttempts: 0,
-            recipientIndexes: [0],
-          });
-          // The first event's outcome is on record while the second chunk is still under way.
-          await new Promise<void>((resolve) => (secondChunk = resolve));
-          return [
-            {
-              ok: true,
-              requestId: 'req-1',
-              message: 'ok',
-              attempts: 1,
-              ambiguousAttempts: 0,
-              recipientIndexes: [0],
-            },
-            {
-              ok: true,
-              requestId: 'req-2',
-              message: 'ok',
-              attempts: 2,
-              ambiguousAttempts: 1,
-              recipientIndexes: [1],
-            },
-          ];
+      const log: string[] = [];
+      const ledger: SendLedger = {
+        markSending: (claims) => {
+          log.push(`mark ${claims.map((c) => c.key).join(',')}`);
+          return store.markSending(claims);
+        },
+        complete: (outcomes) => {
+          log.push(`record ${outcomes.map((o) => o.key).join(',')}`);
+          return store.complete(outcomes);
         },
       };
-      const other = { instance: 'j', handling: 'x' };
+      let answerSecond: () => void = () => undefined;
+      const chunk = (i: number, ambiguousAttempts = 0) => ({
+        ok: true as const,
+        requestId: `req-${i}`,
+        message: 'ok',
+        attempts: 1 + ambiguousAttempts,
+        ambiguousAttempts,
+        recipientIndexes: [i],
+      });
+      const sender: CampaignSender = {
+        async sendCampaign(_request, hooks) {
+          // Two requests of one recipient each, as the client splits them.
+          await hooks?.beforeWrite?.([0]);
+          log.push('write 0');
+          hooks?.onChunk?.(chunk(0));
+          await hooks?.beforeWrite?.([1]);
+          log.push('write 1');
+          await new Promise<void>((resolve) => (answerSecond = resolve));
+          hooks?.onChunk?.(chunk(1, 1));
+          return [chunk(0), chunk(1, 1)];
+        },
+      };
       const batcher = new CampaignBatcher(
         sender,
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
-        store,
+        ledger,
       );
       const first = batcher.add('k', content, [recipient(1)], {
         claim: claim(1),
@@ -213,11 +237,17 @@ describe(CampaignBatcher.name, () => {
         claim: claim(2),
         outcomeOf: sentOutcome,
       });
-      await waitUntil(() => seen.length === 1);
-      expect(seen).toEqual(['phase at write: {"kind":"busy"}']);
-      await waitUntil(async () => (await store.claim(claim(1).key, other, 1)).kind === 'done');
-      expect(await store.claim(claim(2).key, other, 1)).toEqual({ kind: 'busy' });
-      secondChunk();
+      await waitUntil(() => log.includes('write 1'));
+      expect(log).toEqual([
+        `mark ${claim(1).key}`,
+        'write 0',
+        `record ${claim(1).key}`,
+        `mark ${claim(2).key}`,
+        'write 1',
+      ]);
+      const other = { instance: 'j', handling: 'x' };
+      expect(await store.claim(claim(1).key, other, 1)).toMatchObject({ kind: 'done' });
+      answerSecond();
       expect((await first).sent).toHaveLength(1);
       expect((await second).ambiguousAttempts).toBe(1);
       expect(await store.claim(claim(2).key, other, 1)).toEqual({

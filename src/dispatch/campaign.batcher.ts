@@ -1,6 +1,7 @@
 import type { CampaignContent } from '../templates/template';
 import { ClaimLostError } from './idempotency/claim-lost.error';
 import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
+import type { CampaignSendHooks } from '../vendor/vendor.client';
 import type { VendorError } from '../vendor/vendor.errors';
 import type {
   CampaignChunkResult,
@@ -10,10 +11,7 @@ import type {
 } from '../vendor/vendor.types';
 
 export interface CampaignSender {
-  sendCampaign(
-    request: CampaignRequest,
-    onChunk?: (chunk: CampaignChunkResult) => void,
-  ): Promise<CampaignSendResult>;
+  sendCampaign(request: CampaignRequest, hooks?: CampaignSendHooks): Promise<CampaignSendResult>;
 }
 
 /** Where claims are marked before a request is written and outcomes recorded when it is accepted. */
@@ -64,10 +62,11 @@ interface OpenBatch {
  * waited `lingerMs`. The recipients of one event always travel together, and an address is
  * never twice in one request: a repeat starts the next request instead.
  *
- * With a ledger, the claims of a request are marked `sending` in one atomic step before it is
- * written (a claim lost by then is not sent), and the outcome of every action a chunk completes
- * is recorded in one atomic step the moment the vendor accepts it, before any other work: the
- * window in which a crash can leave an accepted send unrecorded is one Redis round trip.
+ * With a ledger, the claims of each vendor request are marked `sending` in one atomic step just
+ * before it is written (a claim lost by then is not sent), and the outcome of every action a
+ * request completes is recorded in one atomic step the moment the vendor accepts it, before any
+ * other work: the window in which a crash can leave an accepted send unrecorded is one Redis
+ * round trip.
  */
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
@@ -136,21 +135,18 @@ export class CampaignBatcher {
   }
 
   private async send(batch: OpenBatch): Promise<void> {
-    let entries: Entry[];
-    try {
-      entries = await this.stillHeld(batch.entries);
-    } catch (error) {
-      for (const entry of batch.entries) entry.reject(error);
-      return;
-    }
-    if (entries.length === 0) return;
+    const entries = batch.entries;
     const to = entries.flatMap((e) => e.recipients);
     const byIndex = new Map<number, CampaignChunkResult>();
     const recorder = new AcceptanceRecorder(entries, byIndex, this.ledger);
     let chunks: CampaignChunkResult[];
     try {
-      chunks = await this.sender.sendCampaign({ ...batch.content, recipients: { to } }, (chunk) =>
-        recorder.heard(chunk),
+      chunks = await this.sender.sendCampaign(
+        { ...batch.content, recipients: { to } },
+        {
+          beforeWrite: (indexes) => recorder.beforeWrite(indexes),
+          onChunk: (chunk) => recorder.heard(chunk),
+        },
       );
     } catch (error) {
       for (const entry of entries) entry.reject(error);
@@ -160,6 +156,12 @@ export class CampaignBatcher {
     await recorder.settled();
     let offset = 0;
     for (const entry of entries) {
+      const lost = recorder.lostClaim(entry);
+      if (lost) {
+        entry.reject(lost);
+        offset += entry.recipients.length;
+        continue;
+      }
       try {
         entry.resolve(deliveryOf(entry.recipients, offset, byIndex));
       } catch (error) {
@@ -168,27 +170,20 @@ export class CampaignBatcher {
       offset += entry.recipients.length;
     }
   }
-
-  /** Marks the batch's claims `sending`; entries whose claim was lost are turned away unsent. */
-  private async stillHeld(entries: Entry[]): Promise<Entry[]> {
-    const claims = entries.flatMap((e) => (e.action ? [e.action.claim] : []));
-    if (!this.ledger || claims.length === 0) return entries;
-    const held = await this.ledger.markSending(claims);
-    return entries.filter((entry) => {
-      const key = entry.action?.claim.key;
-      if (key === undefined || held.has(key)) return true;
-      entry.reject(new ClaimLostError(key));
-      return false;
-    });
-  }
 }
 
-/** Records, as each chunk is accepted, the outcome of every action it completes. */
+/**
+ * Marks each request's claims just before it is written, and records, as each request is
+ * accepted, the outcome of every action it completes.
+ */
 class AcceptanceRecorder {
   private readonly writes: Array<Promise<void>> = [];
   private readonly recorded = new Set<Entry>();
   private readonly chunks = new Set<CampaignChunkResult>();
   private readonly offsets = new Map<Entry, number>();
+  /** The entry each recipient index belongs to. */
+  private readonly owners: Entry[] = [];
+  private readonly lost = new Map<Entry, Error>();
 
   constructor(
     private readonly entries: Entry[],
@@ -198,8 +193,32 @@ class AcceptanceRecorder {
     let offset = 0;
     for (const entry of entries) {
       this.offsets.set(entry, offset);
+      for (const _ of entry.recipients) this.owners.push(entry);
       offset += entry.recipients.length;
     }
+  }
+
+  /** The indexes that may be written: those of entries whose claims are still held. */
+  async beforeWrite(indexes: number[]): Promise<Set<number>> {
+    const carried = [...new Set(indexes.map((i) => this.owners[i]))];
+    const claims = carried.flatMap((e) => (e.action ? [e.action.claim] : []));
+    if (this.ledger && claims.length > 0) {
+      let held: Set<string>;
+      try {
+        held = await this.ledger.markSending(claims);
+      } catch {
+        held = new Set(); // not marked, so not sent: the actions claim again and retry
+      }
+      for (const entry of carried) {
+        const key = entry.action?.claim.key;
+        if (key !== undefined && !held.has(key)) this.lost.set(entry, new ClaimLostError(key));
+      }
+    }
+    return new Set(indexes.filter((i) => !this.lost.has(this.owners[i])));
+  }
+
+  lostClaim(entry: Entry): Error | undefined {
+    return this.lost.get(entry);
   }
 
   heard(chunk: CampaignChunkResult): void {

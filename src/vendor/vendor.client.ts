@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Dispatcher } from 'undici';
 import type { VendorConfig } from '../config/app-config';
 import { isLoopback } from '../config/config.loader';
@@ -10,6 +11,7 @@ import {
   VendorAuthError,
   VendorConfigError,
   VendorRequestError,
+  VendorWithheldError,
   type VendorError,
 } from './vendor.errors';
 import { checkCampaign, checkContactList } from './vendor-request.validator';
@@ -43,6 +45,18 @@ export interface VendorClientDeps {
 
 type Content = Omit<CampaignRequest, 'recipients'>;
 
+/** What a caller hears of a campaign send while it is under way. */
+export interface CampaignSendHooks {
+  /**
+   * Called once per vendor request, just before it is first written (a connection is free for
+   * it), with the recipient indexes it carries. Resolves with those that may go; the others are
+   * withheld, reported as failed with a `VendorWithheldError`.
+   */
+  beforeWrite?: (indexes: number[]) => Promise<Set<number>>;
+  /** Each request's outcome, the moment it is known. */
+  onChunk?: (chunk: CampaignChunkResult) => void;
+}
+
 /**
  * The only place that speaks to the vendor (and the only importer of undici, through
  * `VendorTransport`). Validates requests before they leave, splits long recipient lists, retries
@@ -58,6 +72,11 @@ export class VendorClient {
   private readonly logger: VendorLogger;
   /** Lowered when the vendor answers 413, so that later campaigns are split before sending. */
   private maxRecipients: number;
+  /**
+   * One campaign request per pooled connection at a time, so that a request handed to the
+   * transport is written at once rather than queued: `beforeWrite` then really is "just before".
+   */
+  private readonly relaySlots: LimitFunction;
 
   constructor(
     private readonly config: VendorConfig,
@@ -104,18 +123,19 @@ export class VendorClient {
     );
     this.splitter = new CampaignSplitter(config.maxBodyBytes);
     this.maxRecipients = config.maxRecipientsPerRequest;
+    this.relaySlots = pLimit(config.poolConnections);
   }
 
   /**
    * Sends one campaign in as many requests as its recipients need. Throws only
    * `VendorRequestError`, when the shared content is unsafe or no recipient is sendable; every
    * other failure comes back per chunk, so that each recipient maps to its own outcome.
-   * `onChunk` hears of each chunk's outcome the moment it is known (so that an acceptance can be
-   * recorded before the other chunks finish).
+   * `hooks` let the caller record each request just before it is written and each outcome the
+   * moment it is known (so that an acceptance is recorded before the other chunks finish).
    */
   async sendCampaign(
     request: CampaignRequest,
-    onChunk?: (chunk: CampaignChunkResult) => void,
+    hooks: CampaignSendHooks = {},
   ): Promise<CampaignSendResult> {
     const check = checkCampaign(request);
     const { recipients, ...content } = request;
@@ -129,7 +149,7 @@ export class VendorClient {
       );
       results.push(failed(error, [index]));
     }
-    const send: CampaignSend = { content, to: recipients.to, results, onChunk };
+    const send: CampaignSend = { content, to: recipients.to, results, hooks };
     const queue = [...split.chunks];
     const worker = async (): Promise<void> => {
       for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
@@ -162,11 +182,22 @@ export class VendorClient {
       report(send, failed(send.authError, indexes));
       return;
     }
-    const body = campaignBody(send.content, send.to, indexes);
-    const outcome = await this.retry.run('campaign send', async () =>
-      parseCampaignResponse(await this.transport.post(this.relay, body)),
+    let body: string | undefined;
+    const outcome = await this.retry.run('campaign send', () =>
+      this.relaySlots(async () => {
+        if (body === undefined) {
+          const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
+          const withheld = indexes.filter((i) => !allowed.has(i));
+          if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
+          indexes = indexes.filter((i) => allowed.has(i));
+          if (indexes.length === 0) return undefined;
+          body = campaignBody(send.content, send.to, indexes);
+        }
+        return parseCampaignResponse(await this.transport.post(this.relay, body));
+      }),
     );
     if (outcome.ok) {
+      if (outcome.value === undefined) return; // every recipient withheld: nothing was sent
       const { requestId, message } = outcome.value;
       report(send, {
         ok: true,
@@ -200,7 +231,7 @@ export class VendorClient {
 
 function report(send: CampaignSend, result: CampaignChunkResult): void {
   send.results.push(result);
-  send.onChunk?.(result);
+  send.hooks.onChunk?.(result);
 }
 
 /** The state one `sendCampaign` call shares between its chunks. */
@@ -208,7 +239,7 @@ interface CampaignSend {
   content: Content;
   to: CampaignRecipient[];
   results: CampaignChunkResult[];
-  onChunk?: (chunk: CampaignChunkResult) => void;
+  hooks: CampaignSendHooks;
   authError?: VendorAuthError;
 }
 

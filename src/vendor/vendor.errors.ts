@@ -79,6 +79,14 @@ export class VendorTimeoutError extends VendorNetworkError {
   override name = 'VendorTimeoutError';
 }
 
+/** The caller withheld these recipients just before their request was written (nothing sent). */
+export class VendorWithheldError extends VendorError {
+  override name = 'VendorWithheldError';
+  constructor() {
+    super('withheld by the caller before the request was written', false);
+  }
+}
+
 /** The client's own configuration is unusable (insecure URL, malformed key); never retriable. */
 export class VendorConfigError extends VendorError {
   override name = 'VendorConfigError';
