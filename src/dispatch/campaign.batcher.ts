@@ -193,7 +193,7 @@ class AcceptanceRecorder {
     let offset = 0;
     for (const entry of entries) {
       this.offsets.set(entry, offset);
-      for (const _ of entry.recipients) this.owners.push(entry);
+      this.owners.push(...entry.recipients.map(() => entry));
       offset += entry.recipients.length;
     }
   }

@@ -111,4 +111,23 @@ describe(ContactListBatcher.name, () => {
       'l-20261121T1000Z-4',
     ]);
   });
+
+  it('names windows shorter than a minute to the second, so two of one minute never share a name', async () => {
+    const creator = new RecordingCreator();
+    const batcher = new ContactListBatcher(creator, {
+      maxMembers: 100,
+      lingerMs: 0,
+      namePattern: 'l-{window}',
+    });
+    const at = (s: number) => new Date(Date.parse('2026-11-21T10:00:00Z') + s * 1000);
+    const lists = [0, 10].map((s) =>
+      batcher.addToWindow('l', { start: at(s), end: at(s + 10) }, [member(s)]),
+    );
+    await batcher.drain();
+    await Promise.all(lists);
+    expect(creator.lists.map((l) => l.name).sort()).toEqual([
+      'l-20261121T100000Z',
+      'l-20261121T100010Z',
+    ]);
+  });
 });

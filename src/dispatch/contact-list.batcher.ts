@@ -41,7 +41,7 @@ interface Waiter {
 }
 
 interface OpenList {
-  start: Date;
+  window: { start: Date; end: Date };
   waiters: Waiter[];
   memberCount: number;
   timer?: NodeJS.Timeout;
@@ -100,7 +100,7 @@ export class ContactListBatcher {
       const key = `${listKey}@${window.start.toISOString()}`;
       let list = this.open.get(key);
       if (!list) {
-        list = { start: window.start, waiters: [], memberCount: 0 };
+        list = { window, waiters: [], memberCount: 0 };
         this.open.set(key, list);
         const due = Math.max(window.end.getTime() - this.now(), 0) + this.options.lingerMs;
         list.timer = setTimeout(() => this.flush(key), due);
@@ -133,7 +133,7 @@ export class ContactListBatcher {
     if (waiters.length === 0) return;
     const members = new Map<string, ContactMember>();
     for (const m of waiters.flatMap((w) => w.members)) members.set(m.email.toLowerCase(), m);
-    const name = this.spare.get(key) ?? (await this.nextName(key, list.start));
+    const name = this.spare.get(key) ?? (await this.nextName(list.window));
     this.spare.delete(key);
     let created: ContactListCreated;
     try {
@@ -177,10 +177,21 @@ export class ContactListBatcher {
     );
   }
 
-  private async nextName(key: string, start: Date): Promise<string> {
-    const count = await this.ledger.nextSequence(`list:${key}`);
-    const window = start.toISOString().slice(0, 16).replace(/[-:]/g, '') + 'Z';
-    const name = this.options.namePattern.replace('{window}', window);
+  /**
+   * Numbered by name, not by window: whatever the pattern makes of two windows, they can never
+   * be given the same name.
+   */
+  private async nextName(window: { start: Date; end: Date }): Promise<string> {
+    const name = this.options.namePattern.replace('{window}', windowLabel(window));
+    const count = await this.ledger.nextSequence(`list:${name}`);
     return count === 1 ? name : `${name}-${count}`;
   }
+}
+
+/** `20261121T1000Z` for windows of whole minutes, `20261121T100010Z` for shorter ones. */
+function windowLabel({ start, end }: { start: Date; end: Date }): string {
+  const wholeMinutes =
+    start.getTime() % 60_000 === 0 && (end.getTime() - start.getTime()) % 60_000 === 0;
+  const iso = start.toISOString();
+  return iso.slice(0, wholeMinutes ? 16 : 19).replace(/[-:]/g, '') + 'Z';
 }
