@@ -34,10 +34,13 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
     sandbox = new SandboxServer({ relayAccessToken: relayToken, apiKey });
     const url = await sandbox.listen(0);
     kafka = testKafka();
-    await createTopics(kafka, Object.values(topics));
+    const groupId = uniqueName('mailbridge');
+    await createTopics(kafka, Object.values(topics), 3, [groupId]);
     const config = loadConfig({
       KAFKA_BROKERS: testBrokers().join(','),
-      KAFKA_GROUP_ID: uniqueName('mailbridge'),
+      KAFKA_GROUP_ID: groupId,
+      // The topics are new: from the start is exactly what was published for this test.
+      CONSUMER_START_FROM: 'earliest',
       TOPIC_USER_SIGNED_UP: topics.in,
       TOPIC_CAMPAIGN_SENT: topics.sent,
       TOPIC_DISPATCH_FAILED: topics.failed,

@@ -22,10 +22,16 @@ export function uniqueName(prefix: string): string {
   return `${prefix}.${randomUUID().slice(0, 12)}`;
 }
 
+/**
+ * Creates `topics` and returns once the broker can serve them and the groups of `groupIds`: a
+ * broker that just started answers "The coordinator is loading" for a while, and a consumer that
+ * meets that on its first join crashes and restarts, which is not what a test means to exercise.
+ */
 export async function createTopics(
   kafka: Kafka,
   topics: string[],
   numPartitions = 3,
+  groupIds: string[] = [],
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -34,6 +40,30 @@ export async function createTopics(
       waitForLeaders: true,
       topics: topics.map((topic) => ({ topic, numPartitions })),
     });
+  } finally {
+    await admin.disconnect();
+  }
+  await waitForCoordinator(kafka, groupIds);
+}
+
+/**
+ * Waits, with a deadline, until the group coordinator answers for each of `groupIds` (and for one
+ * throwaway group when none is given): describing a group succeeds only once the coordinator of
+ * its partition of `__consumer_offsets` exists and has loaded.
+ */
+export async function waitForCoordinator(kafka: Kafka, groupIds: string[] = []): Promise<void> {
+  const groups = groupIds.length > 0 ? groupIds : [uniqueName('test-coordinator-probe')];
+  const admin = kafka.admin({ retry: { retries: 0 } });
+  await admin.connect();
+  try {
+    await waitFor(
+      () =>
+        admin.describeGroups(groups).then(
+          () => true,
+          () => undefined,
+        ),
+      { timeoutMs: 60_000, intervalMs: 200, what: `the group coordinator of ${groups.join(', ')}` },
+    );
   } finally {
     await admin.disconnect();
   }
@@ -50,6 +80,28 @@ export async function produce(
     await producer.send({ topic, acks: -1, messages });
   } finally {
     await producer.disconnect();
+  }
+}
+
+/**
+ * Records of `topic` the group has not committed past: the sum over partitions of the high
+ * watermark minus the committed offset (a partition without a commit counts from its start).
+ */
+export async function groupLag(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    let lag = 0;
+    for (const end of ends) {
+      const offset = committed.partitions.find((p) => p.partition === end.partition)?.offset;
+      const from = offset === undefined || offset === '-1' ? end.low : offset;
+      lag += Number(end.high) - Number(from);
+    }
+    return lag;
+  } finally {
+    await admin.disconnect();
   }
 }
 
@@ -76,7 +128,9 @@ export class TopicCollector {
   constructor(private readonly kafka: Kafka) {}
 
   async start(topics: string[]): Promise<this> {
-    this.consumer = this.kafka.consumer({ groupId: uniqueName('test-collector') });
+    const groupId = uniqueName('test-collector');
+    await waitForCoordinator(this.kafka, [groupId]);
+    this.consumer = this.kafka.consumer({ groupId });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({

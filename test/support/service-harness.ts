@@ -55,6 +55,8 @@ export function serviceEnv(
     REDIS_URL: 'redis://127.0.0.1:6379',
     HTTP_PORT: '0',
     LOG_LEVEL: 'warn',
+    // Tests publish before they start the service; production's `latest` would skip those events.
+    CONSUMER_START_FROM: 'earliest',
     ...topics,
     ...overrides,
   };
@@ -72,7 +74,7 @@ export class PipelineFixture {
   async start(faults?: FaultConfig): Promise<this> {
     this.sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY, faults });
     await this.sandbox.listen(0);
-    await createTopics(this.kafka, Object.values(this.topics), 3);
+    await createTopics(this.kafka, Object.values(this.topics), 3, [this.groupId]);
     const t = this.topics;
     this.collector = await new TopicCollector(this.kafka).start([
       t.TOPIC_CAMPAIGN_SENT,
@@ -101,6 +103,12 @@ export class PipelineFixture {
     const app = await startApp(loadConfig(this.env(overrides)));
     this.apps.push(app);
     return app;
+  }
+
+  /** Closes one service started by {@link startService}, as a SIGTERM would. */
+  async stopService(app: INestApplication): Promise<void> {
+    this.apps = this.apps.filter((a) => a !== app);
+    await app.close();
   }
 
   async stop(): Promise<void> {
