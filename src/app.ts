@@ -30,6 +30,7 @@ export async function startApp(config: AppConfig = loadConfig()): Promise<INestA
           maxInFlight: resolved.consumer.maxInFlight,
           commitIntervalMs: resolved.consumer.commitIntervalMs,
           shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+          startFrom: resolved.consumer.startFrom,
           beforeStop: () => app.get(DispatchModule).drain(),
           gate: app.get(VendorGate),
         },

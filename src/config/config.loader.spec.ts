@@ -158,4 +158,25 @@ describe(loadConfig.name, () => {
     });
     expect(JSON.stringify(config)).not.toContain('kafka-secret-value');
   });
+
+  it('starts a new group at the end of its topics in production and at the start locally', () => {
+    expect(loadConfig(production).consumer.startFrom).toBe('latest');
+    expect(loadConfig({ MAILBRIDGE_MODE: 'local' }).consumer.startFrom).toBe('earliest');
+    expect(loadConfig({ ...production, CONSUMER_START_FROM: 'earliest' }).consumer.startFrom).toBe(
+      'earliest',
+    );
+    expect(problemsOf({ ...production, CONSUMER_START_FROM: 'beginning' })).toEqual([
+      expect.stringContaining('CONSUMER_START_FROM'),
+    ]);
+  });
+
+  it('reads the liveness stall limit, five minutes unless set', () => {
+    expect(loadConfig(production).consumer.livenessStallMs).toBe(300_000);
+    expect(loadConfig({ ...production, LIVENESS_STALL_MS: '60000' }).consumer.livenessStallMs).toBe(
+      60_000,
+    );
+    expect(problemsOf({ ...production, LIVENESS_STALL_MS: '10' })).toEqual([
+      expect.stringContaining('LIVENESS_STALL_MS'),
+    ]);
+  });
 });

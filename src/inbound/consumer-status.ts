@@ -1,12 +1,32 @@
 import { Injectable } from '@nestjs/common';
 
-/** Whether the consumer has joined its group: what `/health/ready` reports. */
+interface PartitionWork {
+  /** The offset after the last record fetched. */
+  end: bigint;
+  /** The offset after the last record that, with all before it, reached its outcome. */
+  done: bigint;
+}
+
+/**
+ * What the Kafka consumer is doing, as the health endpoints see it: whether it has joined its
+ * group (readiness), whether it stopped for good, and whether the records it fetched move
+ * (liveness). The transport reports; `HealthController` and `LivenessCheck` read.
+ *
+ * Work is tracked per partition, from fetched to finished, and survives a consumer restart as
+ * long as the partition stays assigned: a consumer that crashes on the same record over and over
+ * keeps its lag, so the stall clock keeps running.
+ */
 @Injectable()
 export class ConsumerStatus {
   private joined = false;
   private problem?: string;
+  private fatal?: string;
+  private readonly work = new Map<string, PartitionWork>();
+  /** When work last moved: a record finished, or work appeared where there was none. */
+  private progressAt = 0;
 
   markJoined(): void {
+    if (this.fatal !== undefined) return;
     this.joined = true;
     this.problem = undefined;
   }
@@ -16,6 +36,43 @@ export class ConsumerStatus {
     this.problem = problem;
   }
 
+  /** The consumer crashed and will not be restarted: only a new process helps. */
+  markFailed(problem: string): void {
+    this.markDown(problem);
+    this.fatal = problem;
+  }
+
+  /** After a rebalance: work on partitions given away is no longer ours to finish. */
+  assigned(assignment: Record<string, number[]>): void {
+    for (const key of this.work.keys()) {
+      const [topic, partition] = splitKey(key);
+      if (!assignment[topic]?.includes(partition)) this.work.delete(key);
+    }
+  }
+
+  /** A batch of `topic`/`partition` from `firstOffset` to `lastOffset` was handed over. */
+  fetched(
+    topic: string,
+    partition: number,
+    firstOffset: string,
+    lastOffset: string,
+    now = Date.now(),
+  ): void {
+    if (this.stalledSince === undefined) this.progressAt = now; // the stall clock starts with the work
+    const key = `${topic}|${partition}`;
+    const end = BigInt(lastOffset) + 1n;
+    const known = this.work.get(key);
+    if (known) known.end = end > known.end ? end : known.end;
+    else this.work.set(key, { end, done: BigInt(firstOffset) });
+  }
+
+  /** A record finished; `next` is the partition's new committable offset when it moved. */
+  finished(topic: string, partition: number, next: string | undefined, now = Date.now()): void {
+    this.progressAt = now;
+    const known = this.work.get(`${topic}|${partition}`);
+    if (known && next !== undefined && BigInt(next) > known.done) known.done = BigInt(next);
+  }
+
   get ready(): boolean {
     return this.joined;
   }
@@ -23,4 +80,20 @@ export class ConsumerStatus {
   get reason(): string | undefined {
     return this.joined ? undefined : (this.problem ?? 'consumer has not joined its group yet');
   }
+
+  /** Why the consumer will never consume again, if that is so. */
+  get failure(): string | undefined {
+    return this.fatal;
+  }
+
+  /** Since when fetched records have waited without one finishing; undefined when none wait. */
+  get stalledSince(): number | undefined {
+    for (const { end, done } of this.work.values()) if (end > done) return this.progressAt;
+    return undefined;
+  }
+}
+
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf('|');
+  return [key.slice(0, at), Number(key.slice(at + 1))];
 }

@@ -5,17 +5,21 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumerStatus } from './consumer-status';
 import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
+import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
+import { settleWithin } from './settle-within';
 
 export interface KafkaBatchServerOptions {
   groupId: string;
   topics: string[];
   /** Records handled at once across all partitions of this instance; more wait to be admitted. */
   maxInFlight: number;
-  /** How often finished offsets are committed (also on rebalance and stop). */
+  /** How often finished offsets are committed (also after each batch, on rebalance and stop). */
   commitIntervalMs: number;
   /** How long a stop waits for in-flight records before abandoning them uncommitted. */
   shutdownTimeoutMs: number;
+  /** Where a group without a committed offset for a partition starts reading it. */
+  startFrom: 'latest' | 'earliest';
   /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
   beforeStop?: () => Promise<void>;
   /** Consumption pauses while this says closed, and resumes when it opens. */
@@ -24,6 +28,15 @@ export interface KafkaBatchServerOptions {
 
 const HEARTBEAT_INTERVAL_MS = 3_000;
 const SESSION_TIMEOUT_MS = 30_000;
+/** The longest the broker holds an empty fetch, and so the longest `consumer.stop()` waits for it. */
+const MAX_WAIT_TIME_MS = 1_000;
+/**
+ * After in-flight records (`shutdownTimeoutMs`), the stop allows these for its last steps: 4 s in
+ * all, inside the 5 s margin `main.ts` gives the whole process beyond `SHUTDOWN_TIMEOUT_MS`.
+ */
+const FINAL_COMMIT_TIMEOUT_MS = 1_500;
+const LEAVE_TIMEOUT_MS = 1_500;
+const DISCONNECT_TIMEOUT_MS = 1_000;
 
 /**
  * A Nest transport on kafkajs' `eachBatch`, chosen over the built-in Kafka transport because
@@ -35,26 +48,29 @@ const SESSION_TIMEOUT_MS = 30_000;
  * promise settles when the record's outcome is on Kafka, and a rejection leaves it uncommitted:
  * kafkajs then restarts the consumer and redelivers from the last commit.
  *
- * kafkajs' auto-commit is off: it would commit after every batch, and on errors. Instead the
- * offsets of finished records are committed on a timer, when a rebalance starts and on stop,
- * which keeps commit traffic low and makes "finished but not yet committed" a real, testable
- * state (a crash there redelivers, and the idempotency store answers from what it recorded).
+ * kafkajs' auto-commit is off: it would commit after every batch whatever its records became,
+ * and on errors. Finished offsets are committed instead after each batch, on a timer, when a
+ * rebalance starts and on stop, each commit checked against the broker (`OffsetCommitter`).
+ *
+ * A stop never calls `consumer.stop()` while work is left: kafkajs' commits are no-ops from that
+ * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`), commits
+ * them while the consumer still runs and owns its partitions, and only then stops, leaves and
+ * disconnects, each step with its own time limit.
  */
 export class KafkaBatchServer extends Server implements CustomTransportStrategy {
   override readonly propagatesEventHandlerErrors = true;
   protected override readonly logger = new Logger(KafkaBatchServer.name);
   private consumer?: Consumer;
+  private committer?: OffsetCommitter;
   private readonly limit: LimitFunction;
-  /** Next offset to commit per `topic|partition`, for records that reached their outcome. */
-  private readonly pending = new Map<
-    string,
-    { topic: string; partition: number; offset: string }
-  >();
+  private readonly batches = new Set<Promise<void>>();
   private commitTimer?: NodeJS.Timeout;
   /** Resolves when a stop gives up on in-flight records, so running batches return at once. */
   private readonly abandoned: Promise<void>;
   private abandon: () => void = () => undefined;
   private stopping = false;
+  /** Set once the stop has handed over to kafkajs: a batch after that belongs to no one. */
+  private stopped = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -76,26 +92,30 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.stopping = true;
     this.consumerStatus.markDown('consumer is stopping');
     clearInterval(this.commitTimer);
-    await this.commit(consumer);
+    this.pauseAll(consumer);
     // Send what is still gathering now rather than after its linger; not awaited, because the
-    // records waiting on it are what consumer.stop() waits for.
+    // records waiting on it are what the drain below waits for.
     this.options
       .beforeStop?.()
       .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
-    const stopped = consumer.stop(); // resolves once every running batch has returned
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.options.shutdownTimeoutMs);
-    });
-    if ((await Promise.race([stopped, timedOut])) === 'timeout') {
+    const drained = await settleWithin(
+      Promise.all([...this.batches]),
+      this.options.shutdownTimeoutMs,
+    );
+    if (drained.kind === 'timeout') {
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
       );
       this.abandon();
-      await stopped;
     }
-    clearTimeout(timer);
-    await consumer.disconnect();
+    await this.commitAtStop();
+    this.stopped = true;
+    const left = await settleWithin(consumer.stop(), LEAVE_TIMEOUT_MS);
+    if (left.kind !== 'done')
+      this.logger.warn(`consumer did not leave its group: ${howItEnded(left)}`);
+    const closed = await settleWithin(consumer.disconnect(), DISCONNECT_TIMEOUT_MS);
+    if (closed.kind !== 'done')
+      this.logger.warn(`consumer did not disconnect: ${howItEnded(closed)}`);
     this.consumer = undefined;
     this.logger.log('consumer stopped');
   }
@@ -113,15 +133,39 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       groupId: this.options.groupId,
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      maxWaitTimeInMs: MAX_WAIT_TIME_MS,
+      // kafkajs' default retries for consumers; a crash during a stop must not bring it back.
+      retry: { retries: 5, restartOnFailure: () => Promise.resolve(!this.stopping) },
     });
+    const committer = new OffsetCommitter(consumer, this.logger);
+    this.consumer = consumer;
+    this.committer = committer;
+    this.watch(consumer, committer);
+    await consumer.connect();
+    if (this.stopping) return;
+    await consumer.subscribe({
+      topics: this.options.topics,
+      fromBeginning: this.options.startFrom === 'earliest',
+    });
+    if (this.stopping) return;
+    this.commitTimer = setInterval(() => void committer.commit(), this.options.commitIntervalMs);
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 16,
+      eachBatch: (payload) => this.processBatch(payload, committer),
+    });
+    if (this.stopping) return;
+    this.logger.log(`consuming ${this.options.topics.join(', ')} as group ${this.options.groupId}`);
+  }
+
+  private watch(consumer: Consumer, committer: OffsetCommitter): void {
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      // Offsets of partitions given away are no longer ours to commit.
-      for (const [key, o] of this.pending) {
-        if (!payload.memberAssignment[o.topic]?.includes(o.partition)) this.pending.delete(key);
-      }
-      this.consumerStatus.markJoined();
+      committer.assign(payload.memberAssignment);
+      this.consumerStatus.assigned(payload.memberAssignment);
+      if (!this.stopping) this.consumerStatus.markJoined();
     });
-    consumer.on(consumer.events.REBALANCING, () => void this.commit(consumer));
+    consumer.on(consumer.events.REBALANCING, () => void committer.commit());
     this.options.gate?.onChange(({ open }) => {
       if (this.stopping) return;
       const topics = this.options.topics.map((topic) => ({ topic }));
@@ -129,41 +173,60 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       else consumer.pause(topics);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      this.consumerStatus.markDown(`consumer crashed: ${payload.error.name}`);
-      this.logger.error(
-        `consumer crashed (restart: ${String(payload.restart)}): ${payload.error.message}`,
-      );
+      const { error, restart } = payload;
+      if (this.stopping) {
+        this.logger.debug(`consumer ended during the stop: ${error.message}`);
+        return;
+      }
+      const what = `consumer crashed (restart: ${String(restart)}): ${error.name}: ${error.message}`;
+      if (restart) this.consumerStatus.markDown(what);
+      else this.consumerStatus.markFailed(what);
+      this.logger.error(what);
     });
-    this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topics: this.options.topics, fromBeginning: true });
-    this.commitTimer = setInterval(() => void this.commit(consumer), this.options.commitIntervalMs);
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 16,
-      eachBatch: (payload) => this.processBatch(payload),
-    });
-    this.logger.log(`consuming ${this.options.topics.join(', ')} as group ${this.options.groupId}`);
   }
 
-  private async processBatch(payload: EachBatchPayload): Promise<void> {
+  private async processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
+    // A batch after the stop handed over (kafkajs rejoined behind our back): end that consumer.
+    if (this.stopped)
+      throw Object.assign(new Error('the transport has stopped'), { retriable: false });
+    // While stopping, start nothing new: unresolved, the records go to the partition's next owner.
+    if (this.stopping) return;
+    const batch = this.runBatch(payload, committer);
+    this.batches.add(batch);
+    try {
+      await batch;
+    } finally {
+      this.batches.delete(batch);
+    }
+  }
+
+  private async runBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
     const { batch } = payload;
+    const { topic, partition, messages } = batch;
     const handler = this.getHandlerByPattern(INBOUND_EVENT);
     if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
-    const progress = new PartitionProgress(batch.messages.map((m) => m.offset));
+    if (messages.length === 0) return;
+    const generation = committer.generation;
+    const progress = new PartitionProgress(messages.map((m) => m.offset));
+    this.consumerStatus.fetched(
+      topic,
+      partition,
+      messages[0].offset,
+      messages[messages.length - 1].offset,
+    );
     let failure: unknown;
     const heartbeats = setInterval(() => {
       payload.heartbeat().catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
     }, HEARTBEAT_INTERVAL_MS);
     try {
       const work = Promise.all(
-        batch.messages.map((message, index) =>
+        messages.map((message, index) =>
           this.limit(async () => {
             // After a failure, a stop or a rebalance, start nothing new: it will be redelivered.
-            if (failure !== undefined || !payload.isRunning() || payload.isStale()) return;
+            if (failure !== undefined || this.stopping || !payload.isRunning()) return;
+            if (payload.isStale()) return;
             try {
-              const inbound = toInbound(batch.topic, batch.partition, message);
+              const inbound = toInbound(topic, partition, message);
               const outcome: unknown = await handler(inbound, new BaseRpcContext([inbound]));
               if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
             } catch (error) {
@@ -171,14 +234,11 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
               return;
             }
             const committable = progress.complete(index);
-            if (committable !== undefined) {
-              payload.resolveOffset(committable);
-              this.pending.set(`${batch.topic}|${batch.partition}`, {
-                topic: batch.topic,
-                partition: batch.partition,
-                offset: (BigInt(committable) + 1n).toString(),
-              });
-            }
+            const next = committable === undefined ? undefined : String(BigInt(committable) + 1n);
+            this.consumerStatus.finished(topic, partition, next);
+            if (committable === undefined || next === undefined) return;
+            payload.resolveOffset(committable);
+            committer.offer({ topic, partition, offset: next }, generation);
           }),
         ),
       );
@@ -186,29 +246,43 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     } finally {
       clearInterval(heartbeats);
     }
-    // While stopping, the group is still ours only until this batch returns: commit now.
-    if (this.stopping) await this.commit(this.consumer);
-    if (failure !== undefined) {
-      await this.commit(this.consumer);
+    // A failure while stopping is left for the next owner; throwing would end the consumer
+    // before the stop commits what did finish.
+    if (failure !== undefined && !this.stopping) {
+      await committer.commit();
       throw asError(failure);
     }
+    // Results of this batch are on Kafka: commit them now rather than at the next tick, so that
+    // a crash or a rebalance repeats as few results as possible. The stop commits for itself.
+    if (!this.stopping) void committer.commit();
   }
 
-  /** Commits the offsets of finished records; a failure is retried on the next tick. */
-  private async commit(consumer: Consumer | undefined): Promise<void> {
-    if (!consumer || this.pending.size === 0) return;
-    const offsets = [...this.pending.values()];
-    this.pending.clear();
+  /** The last commit, while the consumer still runs and owns its partitions. */
+  private async commitAtStop(): Promise<void> {
+    const committer = this.committer;
+    if (!committer) return;
+    const committed = await settleWithin(committer.commit(), FINAL_COMMIT_TIMEOUT_MS);
+    if (committed.kind === 'done' && committed.value) return;
+    this.logger.warn(
+      `offsets of ${committer.uncommitted} partition(s) not committed at stop (${howItEnded(committed)}); ` +
+        'their finished records will be redelivered and their results published again',
+    );
+  }
+
+  private pauseAll(consumer: Consumer): void {
     try {
-      await consumer.commitOffsets(offsets);
+      consumer.pause(this.options.topics.map((topic) => ({ topic })));
     } catch (error) {
-      for (const o of offsets) {
-        const key = `${o.topic}|${o.partition}`;
-        if (!this.pending.has(key)) this.pending.set(key, o);
-      }
-      this.logger.warn(`offset commit failed, will retry: ${(error as Error).message}`);
+      // Not running yet (a stop during start): there is nothing to fetch anyway.
+      this.logger.debug(`pause at stop: ${(error as Error).message}`);
     }
   }
+}
+
+function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
+  if (settled.kind === 'timeout') return 'timed out';
+  if (settled.kind === 'failed') return settled.error?.message ?? 'failed';
+  return 'not acknowledged by the broker';
 }
 
 /** Nest's RPC exception filter rethrows handler errors as plain objects; kafkajs wants an Error. */
