@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DispatchModule } from './dispatch/dispatch.module';
+import { VendorGate } from './dispatch/vendor.gate';
 import { HealthController } from './health/health.controller';
+import { LivenessCheck } from './health/liveness.check';
 import { ConsumerStatus } from './inbound/consumer-status';
 import { InboundController } from './inbound/inbound.controller';
 import { KafkaModule } from './kafka/kafka.module';
@@ -23,7 +25,15 @@ export class AppModule {
         DispatchModule,
       ],
       controllers: [InboundController, HealthController],
-      providers: [ConsumerStatus],
+      providers: [
+        ConsumerStatus,
+        {
+          provide: LivenessCheck,
+          inject: [ConsumerStatus, VendorGate, AppConfig],
+          useFactory: (status: ConsumerStatus, gate: VendorGate, config: AppConfig) =>
+            new LivenessCheck(status, gate, config.consumer.livenessStallMs),
+        },
+      ],
     };
   }
 }

@@ -1,20 +1,30 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { VendorGate } from '../dispatch/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
+import { LivenessCheck } from './liveness.check';
 
 /**
- * Liveness: the process answers. Readiness: the Kafka consumer has joined its group and the
- * vendor has not refused our keys (a replica that cannot send should not count as serving).
+ * Liveness: a restart would not help. It answers from the moment the HTTP server listens, before
+ * the consumer has joined its group, and fails only when the consumer died for good or fetched
+ * records stopped moving while the vendor is reachable (see `LivenessCheck`).
+ *
+ * Readiness: able to serve now. The Kafka consumer has joined its group and the vendor has not
+ * refused our keys (a replica that cannot send should not count as serving).
  */
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly consumer: ConsumerStatus,
     private readonly gate: VendorGate,
+    private readonly liveness: LivenessCheck,
   ) {}
 
   @Get('live')
   live(): { status: 'ok' } {
+    const problem = this.liveness.problem();
+    if (problem !== undefined) {
+      throw new ServiceUnavailableException({ status: 'failing', reason: problem });
+    }
     return { status: 'ok' };
   }
 
