@@ -1,6 +1,8 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { loadConfig } from './config/config.loader';
@@ -11,26 +13,25 @@ import { KafkaBatchServer } from './inbound/kafka-batch.server';
 import { ensureTopics } from './kafka/kafka.provider';
 
 /**
- * Builds and starts the service: the HTTP health endpoints and the Kafka transport. Used by
- * `main.ts` and by the integration tests, which pass their own config.
+ * Builds the service and starts its HTTP server, so that `/health/live` answers (and
+ * `/health/ready` says 503) while the consumer is still joining its group, which can take a
+ * rebalance or longer. The Kafka transport is attached but not started: see {@link startConsuming}.
  */
-export async function startApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
+export async function createApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), {
     logger: levelsFrom(config.logLevel),
   });
-  const resolved = config;
-  if (resolved.kafka.createTopics) await ensureTopics(app.get(Kafka), resolved);
   app.connectMicroservice(
     {
       strategy: new KafkaBatchServer(
         app.get(Kafka),
         {
-          groupId: resolved.kafka.groupId,
-          topics: resolved.inboundTopics,
-          maxInFlight: resolved.consumer.maxInFlight,
-          commitIntervalMs: resolved.consumer.commitIntervalMs,
-          shutdownTimeoutMs: resolved.shutdownTimeoutMs,
-          startFrom: resolved.consumer.startFrom,
+          groupId: config.kafka.groupId,
+          topics: config.inboundTopics,
+          maxInFlight: config.consumer.maxInFlight,
+          commitIntervalMs: config.consumer.commitIntervalMs,
+          shutdownTimeoutMs: config.shutdownTimeoutMs,
+          startFrom: config.consumer.startFrom,
           beforeStop: () => app.get(DispatchModule).drain(),
           gate: app.get(VendorGate),
         },
@@ -39,9 +40,35 @@ export async function startApp(config: AppConfig = loadConfig()): Promise<INestA
     },
     { inheritAppConfig: true },
   );
+  await app.listen(config.httpPort, '0.0.0.0');
+  const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+  new Logger('mailbridge').log(`health on :${port}; starting the consumer`);
+  return app;
+}
+
+/**
+ * Creates missing topics (when configured) and starts the Kafka transport. Resolves once the
+ * consumer has joined its group; rejects when it cannot start (broker unreachable after kafkajs'
+ * retries, for one), which the caller must treat as fatal.
+ */
+export async function startConsuming(app: INestApplication, config: AppConfig): Promise<void> {
+  if (config.kafka.createTopics) await ensureTopics(app.get(Kafka), config);
   await app.startAllMicroservices();
-  await app.listen(resolved.httpPort, '0.0.0.0');
-  new Logger('mailbridge').log(`started in ${resolved.mode} mode; health on :${resolved.httpPort}`);
+  new Logger('mailbridge').log(`started in ${config.mode} mode`);
+}
+
+/**
+ * Builds and starts the service in one step: used by the integration tests, which pass their own
+ * config and want a consumer that has joined. `main.ts` uses the two steps apart.
+ */
+export async function startApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
+  const app = await createApp(config);
+  try {
+    await startConsuming(app, config);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   return app;
 }
 

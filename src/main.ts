@@ -1,11 +1,74 @@
-import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { startApp } from './app';
-import { ConfigError } from './config/config.error';
-import { loadConfig } from './config/config.loader';
+// The signal handlers come first, and only Node's own modules load before them: Nest, kafkajs and
+// the config schema take about a second to load, and a SIGTERM in that second (a pod deleted
+// while it starts) must end the process cleanly rather than by the default handler.
+import type { INestApplication } from '@nestjs/common';
+
+/**
+ * What a stop may take beyond SHUTDOWN_TIMEOUT_MS (the wait for in-flight records): the last
+ * commit, leaving the group, disconnecting, and closing the producer, Redis and the vendor pools.
+ * Past it the process exits 1 whatever is still running.
+ */
+const SHUTDOWN_MARGIN_MS = 5_000;
+
+interface Log {
+  log(message: string): void;
+  error(message: string): void;
+}
+
+/** Until Nest's logger is loaded, lines go out plainly. */
+let logger: Log = {
+  log: (message) => process.stdout.write(`[mailbridge] ${message}\n`),
+  error: (message) => process.stderr.write(`[mailbridge] ${message}\n`),
+};
+/** `loading`: nothing to close yet; `creating`: the app is being built; `created`: it exists. */
+let phase: 'loading' | 'creating' | 'created' = 'loading';
+let app: INestApplication | undefined;
+let stopLimitMs = 0;
+let stopping = false;
+
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+process.on('SIGINT', () => onSignal('SIGINT'));
+
+// Our own handlers rather than enableShutdownHooks(): a clean stop must exit 0, and a second
+// signal while stopping should end the process at once.
+function onSignal(signal: string): void {
+  if (stopping) {
+    logger.error(`${signal} while stopping: exiting now`);
+    process.exit(1);
+  }
+  stopping = true;
+  logger.log(`${signal}: stopping`);
+  if (phase === 'loading') process.exit(0); // nothing has started: nothing to close
+  armHardExit();
+  // While the app is being created, main() closes it as soon as it exists.
+  if (app) closeAndExit(app, 0);
+}
+
+function armHardExit(): void {
+  setTimeout(() => {
+    logger.error(`the stop did not finish within ${stopLimitMs} ms; exiting anyway`);
+    process.exit(1);
+  }, stopLimitMs).unref();
+}
+
+function closeAndExit(created: INestApplication, code: number): void {
+  created.close().then(
+    () => process.exit(code),
+    (error: unknown) => {
+      logger.error(`shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    },
+  );
+}
 
 async function main(): Promise<void> {
-  const logger = new Logger('mailbridge');
+  await import('reflect-metadata'); // before any decorated class loads
+  const [{ Logger }, { loadConfig }, { ConfigError }] = await Promise.all([
+    import('@nestjs/common'),
+    import('./config/config.loader.js'),
+    import('./config/config.error.js'),
+  ]);
+  logger = new Logger('mailbridge');
   let config;
   try {
     config = loadConfig();
@@ -16,27 +79,25 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await startApp(config);
-  // Our own handler rather than enableShutdownHooks(): a clean stop must exit 0, and a second
-  // signal while stopping should end the process at once.
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
+  const { createApp, startConsuming } = await import('./app.js');
+  stopLimitMs = config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS;
+  phase = 'creating';
+  const created = await createApp(config);
+  app = created;
+  phase = 'created';
+  if (stopping) return closeAndExit(created, 0);
+  try {
+    await startConsuming(created, config);
+  } catch (error) {
+    if (stopping) return; // a start cut short by the stop, which closes the app
     stopping = true;
-    logger.log(`${signal}: stopping`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error(`shutdown failed: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+    logger.error(`the consumer could not start, exiting: ${(error as Error).message}`);
+    armHardExit();
+    closeAndExit(created, 1);
+  }
 }
 
 main().catch((error: unknown) => {
-  new Logger('mailbridge').error(`failed to start: ${(error as Error).message}`);
+  logger.error(`failed to start: ${(error as Error).message}`);
   process.exit(1);
 });
