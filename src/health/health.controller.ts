@@ -1,4 +1,8 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import {
+  IDEMPOTENCY_STORE,
+  type IdempotencyStore,
+} from '../dispatch/idempotency/idempotency.store';
 import { VendorGate } from '../dispatch/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
 import { LivenessCheck } from './liveness.check';
@@ -17,6 +21,7 @@ export class HealthController {
     private readonly consumer: ConsumerStatus,
     private readonly gate: VendorGate,
     private readonly liveness: LivenessCheck,
+    @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
   ) {}
 
   @Get('live')
@@ -38,6 +43,12 @@ export class HealthController {
       throw new ServiceUnavailableException({
         status: 'not ready',
         reason: 'the vendor refused the credentials; consumption is paused',
+      });
+    }
+    if (!this.store.connected) {
+      throw new ServiceUnavailableException({
+        status: 'not ready',
+        reason: 'the idempotency store (Redis) is unreachable; sends wait for it',
       });
     }
     return { status: 'ready' };

@@ -66,6 +66,8 @@ export function serviceEnv(
 export class PipelineFixture {
   readonly topics = uniqueTopics();
   readonly groupId = uniqueName('mailbridge');
+  /** One namespace in Redis per fixture: its instances share it, other tests never see it. */
+  readonly keyPrefix = `${uniqueName('mailbridge-test')}:`;
   readonly kafka: Kafka = testKafka();
   sandbox!: SandboxServer;
   collector!: TopicCollector;
@@ -95,7 +97,10 @@ export class PipelineFixture {
   }
 
   env(overrides: Record<string, string> = {}): Record<string, string> {
-    return serviceEnv(this.sandbox.url, this.topics, this.groupId, overrides);
+    return serviceEnv(this.sandbox.url, this.topics, this.groupId, {
+      IDEMPOTENCY_KEY_PREFIX: this.keyPrefix,
+      ...overrides,
+    });
   }
 
   /** Starts the service in this process. */
