@@ -25,10 +25,15 @@ export interface ActionAudit {
   doubles: { total: number; ambiguous: number; unexplained: number; extraSends: number };
   /** Actions in a request the vendor got in full but never answered (hang, reset, kill). */
   witnessedAmbiguous: number;
-  /** Of those, the ones whose result does not say so (policy fail: no AMBIGUOUS_SEND). */
+  /**
+   * Ambiguous sends whose result does not say so: under `resend` a witnessed one without the
+   * mark; under `fail` a witnessed or self-declared one without its AMBIGUOUS_SEND result.
+   */
   ambiguousWithoutMark: number;
   /** Accepted by the vendor, yet reported failed for another reason than ambiguity. */
   sentButReportedFailed: number;
+  /** Actions whose first result came while the faults were still on: the work done under chaos. */
+  answeredUnderFaults: number;
   /** Broker time of the last first result: when the last action got its answer. */
   lastFirstResultTs: number;
   lastRecordTs: number;
@@ -44,6 +49,7 @@ export function auditActions(
   results: Map<string, ResultRecord[]>,
   ledger: VendorLedger,
   policy: Policy,
+  faultsOffAt: number,
 ): ActionAudit {
   const a: ActionAudit = {
     actions: expected.length,
@@ -62,6 +68,7 @@ export function auditActions(
     witnessedAmbiguous: 0,
     ambiguousWithoutMark: 0,
     sentButReportedFailed: 0,
+    answeredUnderFaults: 0,
     lastFirstResultTs: 0,
     lastRecordTs: 0,
     examples: { lost: [], unexplainedDoubles: [], ambiguousWithoutMark: [] },
@@ -87,6 +94,7 @@ export function auditActions(
       a.repeatedResultRecords += records.length - 1;
       const first = Math.min(...records.map((r) => r.ts));
       a.lastFirstResultTs = Math.max(a.lastFirstResultTs, first);
+      if (first < faultsOffAt) a.answeredUnderFaults++;
       a.lastRecordTs = Math.max(a.lastRecordTs, ...records.map((r) => r.ts));
     } else {
       a.lostResults++;
@@ -120,19 +128,17 @@ export function auditActions(
     }
     if (accepted > 0 && failed.length > 0 && !ambiguousFailure) a.sentButReportedFailed++;
 
-    // Written in full and never answered, or reported ambiguous by the service itself.
+    // Written in full and never answered: ambiguous whatever the service believes. Under `fail`
+    // a success the service itself marked ambiguous is one too (it should have been a failure).
+    const witnessed = ledger.unanswered[action.kind].has(email);
+    if (witnessed) a.witnessedAmbiguous++;
     const successMarked = records.some((r) => r.ambiguous && r.type !== FAILED);
-    if (ledger.unanswered[action.kind].has(email) || successMarked) {
-      a.witnessedAmbiguous++;
-      const said = policy === 'fail' ? ambiguousFailure : marked;
-      if (!said) {
-        a.ambiguousWithoutMark++;
-        example(
-          a.examples.ambiguousWithoutMark,
-          action,
-          policy === 'fail' ? 'no AMBIGUOUS_SEND result' : 'result not marked ambiguous',
-        );
-      }
+    const unmarked =
+      policy === 'fail' ? (witnessed || successMarked) && !ambiguousFailure : witnessed && !marked;
+    if (unmarked) {
+      a.ambiguousWithoutMark++;
+      const why = policy === 'fail' ? 'no AMBIGUOUS_SEND result' : 'result not marked ambiguous';
+      example(a.examples.ambiguousWithoutMark, action, why);
     }
   }
   return a;

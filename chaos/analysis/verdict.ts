@@ -52,6 +52,10 @@ export function verdict(
     f.redisRestarts.some((r) => r.keysAfter < r.keysBefore),
     'harness: Redis lost keys across its restart (persistence is not on)',
   );
+  fail(
+    run.load.eventsMissingFromInput > 0,
+    `harness: ${run.load.eventsMissingFromInput} produced events never reached the input topics`,
+  );
   fail(!run.vendor.recordComplete, 'harness: the sandbox did not keep every request');
   fail(!run.drain.collectorCaughtUp, 'harness: the result topics were not read to their end');
   fail(

@@ -26,6 +26,8 @@ export interface FaultLog {
 export const EXTRA_SLOT = 'c';
 /** An instance younger than this is only killed when no older one runs: a kill should hit work. */
 const PREFERRED_MIN_AGE_MS = 3_000;
+/** Longest a kill waits for an instance to be running; restarts come within 5 s. */
+const KILL_WAIT_MS = 15_000;
 
 /**
  * Plays a fault plan against the live system on the wall clock. Long faults (a broker or Redis
@@ -67,7 +69,7 @@ export class FaultRunner {
   private async play(step: FaultStep): Promise<void> {
     switch (step.kind) {
       case 'kill': {
-        const target = this.pick(step.pick);
+        const target = await this.pickWhenRunning(step.pick);
         if (!target) {
           this.log.killsSkipped++;
           return this.note('kill -9 skipped: no instance running');
@@ -129,6 +131,16 @@ export class FaultRunner {
           ),
         );
       }
+    }
+  }
+
+  /** Every instance may be down at once (killed, restarting): a kill waits for one to come back. */
+  private async pickWhenRunning(draw: number): Promise<string | undefined> {
+    const deadline = Date.now() + KILL_WAIT_MS;
+    for (;;) {
+      const target = this.pick(draw);
+      if (target || Date.now() > deadline) return target;
+      await sleep(200);
     }
   }
 

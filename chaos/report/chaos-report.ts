@@ -17,6 +17,9 @@ export interface ChaosRunReport {
     resentBatches: number;
     /** Records on the input topics at the end (more than the events if a batch was resent). */
     inputRecords: number;
+    /** Events the producer sent that are not on the input topics: excluded from the audit. */
+    eventsMissingFromInput: number;
+    eventsDuplicatedInInput: number;
   };
   faults: Omit<FaultLog, 'timeline'> & {
     killsPlanned: number;

@@ -13,6 +13,11 @@ const ROWS: Row[] = [
     'events (sign-ups + orders)',
     (r) => `${n(r.load.signups)} + ${n(r.load.orders)} at ${r.load.rate}/s`,
   ],
+  [
+    'input records (events missing / duplicated)',
+    (r) =>
+      `${n(r.load.inputRecords)} (${r.load.eventsMissingFromInput} / ${r.load.eventsDuplicatedInInput})`,
+  ],
   ['kill -9 of an instance', (r) => `${r.faults.kills} (planned ${r.faults.killsPlanned})`],
   [
     'rebalances begun / completed (broker log); membership changes seen',
@@ -67,6 +72,10 @@ const ROWS: Row[] = [
   [
     'metric: ambiguous sends / possible duplicates',
     (r) => `${n(r.counters.ambiguousSends)} / ${n(r.counters.possibleDuplicateSends)}`,
+  ],
+  [
+    'actions answered while the faults were on',
+    (r) => `${n(r.audit.answeredUnderFaults)} of ${n(r.audit.actions)}`,
   ],
   ['actions with a result', (r) => `${n(r.audit.withResult)} of ${n(r.audit.actions)}`],
   [

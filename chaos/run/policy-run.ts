@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Admin, Kafka } from 'kafkajs';
-import { topicSize, waitForStableGroup } from '../../bench/infra/bench-kafka';
+import { waitForStableGroup } from '../../bench/infra/bench-kafka';
 import { seededRandom } from '../../test/support/seeded-random';
 import { uniqueName } from '../../test/support/kafka-helpers';
 import type { ChaosOptions, Policy } from '../config/chaos-options';
@@ -11,6 +11,7 @@ import type { ChaosRedis } from '../infra/chaos-redis';
 import { ChaosVendor, chaosFaults } from '../infra/chaos-vendor';
 import { createTopicsPatiently } from '../infra/run-topics';
 import { groupLag } from '../observe/group-lag';
+import { auditInput } from '../observe/input-audit';
 import { RebalanceWatch } from '../observe/rebalance-watch';
 import { ResultCollector } from '../observe/result-collector';
 import type { ChaosRunReport } from '../report/chaos-report';
@@ -147,7 +148,7 @@ export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<Chao
       workload,
       expected,
       produced,
-      inputRecords: (await topicSize(admin, inputs[0])) + (await topicSize(admin, inputs[1])),
+      input: await auditInput(kafka, admin, inputs),
       faultLog,
       plan,
       pool,

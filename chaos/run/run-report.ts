@@ -5,6 +5,7 @@ import type { ChaosOptions, Policy } from '../config/chaos-options';
 import type { FaultStep } from '../faults/fault-plan';
 import type { FaultLog } from '../faults/fault-runner';
 import type { ChaosVendor } from '../infra/chaos-vendor';
+import type { InputAudit } from '../observe/input-audit';
 import type { ResultCollector } from '../observe/result-collector';
 import type { ChaosRunReport } from '../report/chaos-report';
 import type { InstancePool } from '../service/instance-pool';
@@ -21,7 +22,7 @@ export interface RunParts {
   workload: ChaosWorkload;
   expected: ExpectedAction[];
   produced: ProduceReport;
-  inputRecords: number;
+  input: InputAudit;
   faultLog: FaultLog;
   plan: FaultStep[];
   pool: InstancePool;
@@ -40,7 +41,12 @@ export interface RunParts {
 export function assembleReport(p: RunParts): ChaosRunReport {
   const { options, vendor, pool } = p;
   const ledger = vendorLedger(vendor.requests, vendor.unanswered, p.faultsOffAt);
-  const audit = auditActions(p.expected, p.collector.byAction, ledger, p.policy);
+  // Only events that reached the input topics are the service's to answer.
+  const given = p.expected.filter((a) => p.input.ids.has(a.eventId));
+  const missingEvents = new Set(
+    p.expected.map((a) => a.eventId).filter((id) => !p.input.ids.has(id)),
+  );
+  const audit = auditActions(given, p.collector.byAction, ledger, p.policy, p.faultsOffAt);
   const known = new Set(p.expected.map((a) => a.email.toLowerCase()));
   const foreign = [...ledger.campaignAccepted.keys(), ...ledger.listAccepted.keys()].filter(
     (e) => !known.has(e),
@@ -74,7 +80,9 @@ export function assembleReport(p: RunParts): ChaosRunReport {
       rate: options.rate,
       produceSeconds: Math.round(p.produced.seconds),
       resentBatches: p.produced.resentBatches,
-      inputRecords: p.inputRecords,
+      inputRecords: p.input.records,
+      eventsMissingFromInput: missingEvents.size,
+      eventsDuplicatedInInput: p.input.duplicated,
     },
     faults: {
       ...faultCounts,

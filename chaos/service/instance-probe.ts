@@ -40,9 +40,12 @@ export async function scrapeCounters(port: number): Promise<Partial<InstanceCoun
   }
 }
 
-/** Sum of every sample of one metric, whatever its labels. */
+/**
+ * Sum of every sample of one metric, whatever its labels; 0 for a declared metric that has no
+ * sample yet (a labelled counter never incremented), undefined for one the build lacks.
+ */
 function sum(text: string, metric: string): number | undefined {
-  let total: number | undefined;
+  let total = text.includes(`# TYPE ${metric} `) ? 0 : undefined;
   for (const line of text.split('\n')) {
     if (!line.startsWith(metric)) continue;
     const rest = line.slice(metric.length);

@@ -1,10 +1,8 @@
-import { Partitioners, type Kafka, type TopicMessages } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type TopicMessages } from 'kafkajs';
 import { sleep } from '../../bench/infra/bench-kafka';
 import type { ChaosWorkload } from './chaos-workload';
 
 const TICK_MS = 20;
-/** Sends waiting for an acknowledgement; beyond it the producer waits (a broker restart). */
-const MAX_IN_FLIGHT = 50;
 
 export interface ProduceReport {
   produced: number;
@@ -14,10 +12,12 @@ export interface ProduceReport {
 }
 
 /**
- * Produces the workload at a steady rate, whatever the broker does: events due by the clock go
- * out every tick without waiting for earlier acknowledgements, and a send kafkajs gave up on is
- * sent again until it succeeds. Idempotent, so kafkajs's own retries never write an event
- * twice; a resent batch may, which the service must absorb like any redelivery.
+ * Produces the workload at a steady rate, whatever the broker does: every tick, the events due
+ * by the clock go out as one batch. One send at a time: kafkajs's idempotent producer numbers
+ * its batches per partition, and with several sends in flight across a broker restart it was
+ * seen to write one event twice and drop another as a "duplicate". While a send waits (a
+ * broker restart), due events gather and leave together after it. A send kafkajs gave up on is
+ * sent again until it succeeds; the input audit then counts any event written twice.
  */
 export async function producePaced(
   kafka: Kafka,
@@ -29,47 +29,38 @@ export async function producePaced(
   const producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     idempotent: true,
+    maxInFlightRequests: 1,
   });
   await producer.connect();
   const started = Date.now();
-  const inFlight = new Set<Promise<void>>();
   let made = 0;
   let resentBatches = 0;
-  const sendUntilDone = async (batch: TopicMessages[]) => {
-    for (;;) {
-      try {
-        await producer.sendBatch({ topicMessages: batch, acks: -1 });
-        return;
-      } catch {
-        resentBatches++;
-        await sleep(1_000);
-      }
-    }
-  };
   try {
     while (made < workload.total) {
       const due = Math.min(workload.total, Math.floor(((Date.now() - started) * rate) / 1000));
-      if (due > made && inFlight.size < MAX_IN_FLIGHT) {
+      if (due > made) {
         const at = new Date();
-        const byTopic = {
-          signup: [] as TopicMessages['messages'],
-          order: [] as TopicMessages['messages'],
-        };
+        const byTopic = { signup: [] as Message[], order: [] as Message[] };
         for (; made < due; made++) {
           const record = workload.make(made, at);
           byTopic[record.kind].push({ key: record.key, value: record.value });
         }
-        const batch = (['signup', 'order'] as const)
+        const batch: TopicMessages[] = (['signup', 'order'] as const)
           .filter((kind) => byTopic[kind].length > 0)
           .map((kind) => ({ topic: topics[kind], messages: byTopic[kind] }));
-        const send = sendUntilDone(batch);
-        inFlight.add(send);
-        void send.finally(() => inFlight.delete(send));
+        for (;;) {
+          try {
+            await producer.sendBatch({ topicMessages: batch, acks: -1 });
+            break;
+          } catch {
+            resentBatches++;
+            await sleep(1_000);
+          }
+        }
         onProgress?.(made);
       }
       await sleep(TICK_MS);
     }
-    await Promise.all(inFlight);
   } finally {
     await producer.disconnect().catch(() => undefined);
   }
