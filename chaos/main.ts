@@ -31,7 +31,8 @@ async function main(): Promise<number> {
       `[chaos ${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${message}`,
     );
   };
-  const build = serviceBuild(root, options.srcRef);
+  // Per broker port, so that two invocations on different ports share nothing.
+  const build = serviceBuild(root, options.srcRef, `service-${options.kafkaPort}`);
   const broker = new ChaosBroker(options.kafkaPort);
   const redis = new ChaosRedis(options.redisPort);
   let stopping: Promise<void> | undefined;
@@ -68,7 +69,7 @@ async function main(): Promise<number> {
     await broker.start();
     await redis.start();
     await admin.connect();
-    const logRoot = join(root, '.cache/chaos/logs', stamp);
+    const logRoot = join(root, '.cache/chaos/logs', `${stamp}-${options.kafkaPort}`);
     for (const policy of options.policies) {
       runs.push(
         await runPolicy(

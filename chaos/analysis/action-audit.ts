@@ -130,7 +130,8 @@ export function auditActions(
 
     // Written in full and never answered: ambiguous whatever the service believes. Under `fail`
     // a success the service itself marked ambiguous is one too (it should have been a failure).
-    const witnessed = ledger.unanswered[action.kind].has(email);
+    const unanswered = ledger.unanswered[action.kind].get(email);
+    const witnessed = unanswered !== undefined;
     if (witnessed) a.witnessedAmbiguous++;
     const successMarked = records.some((r) => r.ambiguous && r.type !== FAILED);
     const unmarked =
@@ -138,7 +139,15 @@ export function auditActions(
     if (unmarked) {
       a.ambiguousWithoutMark++;
       const why = policy === 'fail' ? 'no AMBIGUOUS_SEND result' : 'result not marked ambiguous';
-      example(a.examples.ambiguousWithoutMark, action, why);
+      const seen = unanswered
+        ? `request ${unanswered.outcome} at ${new Date(unanswered.at).toISOString()}`
+        : 'success marked ambiguous';
+      const said = [...new Set(records.map((r) => r.type))].join(', ') || 'no result';
+      example(
+        a.examples.ambiguousWithoutMark,
+        action,
+        `${why} (${seen}; accepted ${accepted}×; ${said})`,
+      );
     }
   }
   return a;

@@ -10,8 +10,8 @@ export interface VendorLedger {
   listAccepted: Map<string, number>;
   /** Accepted contact lists per list name. */
   listsByName: Map<string, number>;
-  /** Addresses of requests written in full but never answered, per kind. */
-  unanswered: Record<ActionKind, Set<string>>;
+  /** Addresses of requests written in full but never answered, per kind, with the last such request. */
+  unanswered: Record<ActionKind, Map<string, { outcome: string; at: number }>>;
   acceptedCampaignRequests: number;
   acceptedListRequests: number;
   /** Requests answered with a fault, and all requests, while the faults were on. */
@@ -39,7 +39,7 @@ export function vendorLedger(
     campaignAccepted: new Map(),
     listAccepted: new Map(),
     listsByName: new Map(),
-    unanswered: { campaign: new Set(), list: new Set() },
+    unanswered: { campaign: new Map(), list: new Map() },
     acceptedCampaignRequests: 0,
     acceptedListRequests: 0,
     faultedDuringLoad: 0,
@@ -67,7 +67,8 @@ export function vendorLedger(
     const kind: ActionKind = isCampaign(request.path) ? 'campaign' : 'list';
     const emails =
       kind === 'campaign' ? campaignEmails(request.body) : listEmails(request.body as ListBody);
-    for (const email of emails) ledger.unanswered[kind].add(email);
+    for (const email of emails)
+      ledger.unanswered[kind].set(email, { outcome: request.outcome, at: request.at });
   }
   return ledger;
 }

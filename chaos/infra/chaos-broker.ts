@@ -19,7 +19,7 @@ export class ChaosBroker {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly port: number) {
-    this.dir = join(repoRoot(), '.cache/kafka/chaos');
+    this.dir = join(repoRoot(), '.cache/kafka', `chaos-${port}`);
     this.env = {
       ...process.env,
       KAFKA_PORT: String(port),

@@ -16,7 +16,7 @@ export class ChaosRedis {
   private exited?: Promise<void>;
 
   constructor(readonly port: number) {
-    this.dir = join(repoRoot(), '.cache/chaos/redis');
+    this.dir = join(repoRoot(), '.cache/chaos', `redis-${port}`);
   }
 
   get url(): string {

@@ -16,14 +16,14 @@ export interface ServiceBuild {
  * commit's src/ built apart under .cache/, so a run can target committed code while the working
  * tree is being edited. Either way modules resolve from the repository's node_modules above.
  */
-export function serviceBuild(root: string, ref: string | undefined): ServiceBuild {
-  return ref === undefined ? snapshotDist(root) : buildRef(root, ref);
+export function serviceBuild(root: string, ref: string | undefined, name: string): ServiceBuild {
+  return ref === undefined ? snapshotDist(root, name) : buildRef(root, ref);
 }
 
-function snapshotDist(root: string): ServiceBuild {
+function snapshotDist(root: string, name: string): ServiceBuild {
   if (!existsSync(join(root, 'dist/main.js')))
     throw new Error('dist/main.js is missing: run `npm run build`');
-  const target = join(root, '.cache/chaos/service');
+  const target = join(root, '.cache/chaos', name);
   rmSync(target, { recursive: true, force: true });
   cpSync(join(root, 'dist'), join(target, 'dist'), { recursive: true });
   const sha = git(root, ['log', '-1', '--format=%h', '--', 'src']);
