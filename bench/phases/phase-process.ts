@@ -79,6 +79,8 @@ async function serviceEnv(
     KAFKA_BROKERS: ctx.brokers.join(','),
     KAFKA_CLIENT_ID: `bench-${runName}`,
     KAFKA_GROUP_ID: groupId,
+    // The bench preloads its events before the service starts: a new group must read them.
+    CONSUMER_START_FROM: 'earliest',
     // The bench creates the topics it measures; the service creates the command topics it also
     // subscribes to, which the bench leaves empty.
     KAFKA_CREATE_TOPICS: 'true',

@@ -1,5 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kafka, logLevel, type Admin, type LogEntry, type SASLOptions } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 
 const kafkaLogger = new Logger('kafkajs');
@@ -37,16 +38,40 @@ export async function ensureTopics(kafka: Kafka, config: AppConfig): Promise<voi
     const missing = config.allTopics.filter((t) => !existing.has(t));
     if (missing.length === 0) return;
     await admin.createTopics({
-      waitForLeaders: true,
       topics: missing.map((topic) => ({
         topic,
         numPartitions: config.kafka.topicPartitions,
         replicationFactor: config.kafka.replicationFactor,
       })),
     });
+    await waitForLeaders(admin, missing);
     kafkaLogger.log(`created topics ${missing.join(', ')}`);
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until every partition of `topics` has a leader. kafkajs' own `waitForLeaders` gives up at
+ * once when a KRaft broker answers "does not host this topic-partition" for a topic it created a
+ * moment ago, so this asks again until the metadata has caught up, or the deadline passes.
+ */
+export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let problem: string;
+    try {
+      const { topics: found } = await admin.fetchTopicMetadata({ topics });
+      const leaderless = found.filter((t) => t.partitions.some((p) => p.leader < 0));
+      if (found.length === topics.length && leaderless.length === 0) return;
+      problem = `no leader yet for ${leaderless.map((t) => t.name).join(', ') || 'some topics'}`;
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`topics not ready after ${timeoutMs} ms: ${problem}`);
+    }
+    await sleep(100);
   }
 }
 

@@ -119,8 +119,14 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Connect before consuming starts, so the first outcome does not wait for it. */
-  async onModuleInit(): Promise<void> {
-    await this.connect();
+  /**
+   * Connects in the background: a broker that cannot be reached must not keep the HTTP server
+   * (and so `/health/live`) from starting. Every publish waits for the connection itself.
+   */
+  onModuleInit(): void {
+    this.connect().catch((error: Error) =>
+      this.logger.warn(`producer not connected yet, will retry on publish: ${error.message}`),
+    );
   }
 
   /** Runs after the consumer stopped: Nest closes transports before this hook. */

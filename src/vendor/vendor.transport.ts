@@ -131,8 +131,18 @@ export class VendorTransport {
     throw this.statusError(endpoint.label, status, text, headers['retry-after']);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+  /**
+   * Lets requests under way finish for `graceMs`, then aborts them: a vendor that hangs must not
+   * hold a stop beyond its bound (an aborted send stays unrecorded and is redelivered).
+   */
+  async close(graceMs = 1_000): Promise<void> {
+    await Promise.all(
+      [...this.pools.values()].map(async (pool) => {
+        const abort = setTimeout(() => void pool.destroy().catch(() => undefined), graceMs);
+        await pool.close().catch(() => undefined); // a destroyed pool's close rejects: done either way
+        clearTimeout(abort);
+      }),
+    );
   }
 
   private statusError(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { waitForLeaders } from '../../src/kafka/kafka.provider';
 import { Kafka, logLevel, Partitioners, type Consumer, type KafkaMessage } from 'kafkajs';
 
 /** The broker of this test run: global-setup's, or the one KAFKA_BROKERS names. */
@@ -36,10 +37,8 @@ export async function createTopics(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: topics.map((topic) => ({ topic, numPartitions })),
-    });
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions })) });
+    await waitForLeaders(admin, topics);
   } finally {
     await admin.disconnect();
   }
