@@ -38,6 +38,7 @@ export async function ensureTopics(kafka: Kafka, config: AppConfig): Promise<voi
     const missing = config.allTopics.filter((t) => !existing.has(t));
     if (missing.length === 0) return;
     await admin.createTopics({
+      waitForLeaders: false, // kafkajs' own wait gives up on a cold KRaft broker; see below
       topics: missing.map((topic) => ({
         topic,
         numPartitions: config.kafka.topicPartitions,

@@ -80,7 +80,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   } as unknown as ResultPublisher;
 
   /** One runner is one process: its own instance identity, heartbeat and metrics. */
-  async function process(vendor: HeldVendor, policy: 'resend' | 'fail' = 'resend') {
+  function startRunner(vendor: HeldVendor, policy: 'resend' | 'fail' = 'resend') {
     const config = loadConfig(
       serviceEnv('http://127.0.0.1:1', uniqueTopics(), 'g', { AMBIGUOUS_SEND_POLICY: policy }),
     );
@@ -110,7 +110,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const vendor = new HeldVendor();
     // A consumer restart or a partition given back to this member hands the same record to
     // the same process again.
-    const { runner } = await process(vendor);
+    const { runner } = startRunner(vendor);
     const event = signUp(1) as unknown as InboundEvent;
     try {
       const first = runner.run(event, welcome, message);
@@ -144,7 +144,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   it("takes over a dead process's send at once and, resending, marks it ambiguous and counts it", async () => {
     const vendor = new HeldVendor();
     vendor.finish();
-    const { runner, metrics } = await process(vendor, 'resend');
+    const { runner, metrics } = startRunner(vendor, 'resend');
     const event = signUp(2) as unknown as InboundEvent;
     await diedMidSend(event);
 
@@ -159,7 +159,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   it("fails a dead process's send as ambiguous without sending it again when the policy is at-most-once", async () => {
     const vendor = new HeldVendor();
     vendor.finish();
-    const { runner, metrics } = await process(vendor, 'fail');
+    const { runner, metrics } = startRunner(vendor, 'fail');
     const event = signUp(3) as unknown as InboundEvent;
     await diedMidSend(event);
 
@@ -172,7 +172,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
       { value: 1, labels: { cause: 'takeover', resolution: 'fail' } },
     ]);
     // A redelivery answers with the same failure: the decision is recorded.
-    const again = await (await process(vendor, 'fail')).runner.run(event, welcome, message);
+    const again = await startRunner(vendor, 'fail').runner.run(event, welcome, message);
     expect(again).toBe('duplicate');
     expect(withoutTime(published[1])).toEqual(withoutTime(result));
   });
@@ -180,7 +180,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   it('sends normally, without calling it ambiguous, when the dead process had not begun to write', async () => {
     const vendor = new HeldVendor();
     vendor.finish();
-    const { runner, metrics } = await process(vendor, 'fail');
+    const { runner, metrics } = startRunner(vendor, 'fail');
     const event = signUp(4) as unknown as InboundEvent;
     const dead = { instance: randomUUID(), handling: randomUUID() };
     await store.heartbeat(dead.instance, 60_000);

@@ -37,7 +37,10 @@ export async function createTopics(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions })) });
+    await admin.createTopics({
+      waitForLeaders: false, // kafkajs' own wait gives up on a cold KRaft broker
+      topics: topics.map((topic) => ({ topic, numPartitions })),
+    });
     await waitForLeaders(admin, topics);
   } finally {
     await admin.disconnect();
