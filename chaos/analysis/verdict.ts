@@ -16,6 +16,10 @@ export function verdict(
   const out: string[] = [];
   const a = run.audit;
   const fail = (condition: boolean, message: string) => condition && out.push(message);
+  if (!run.drain.collectorCaughtUp) {
+    // Results the harness did not read would all count as lost: say so, judge nothing else.
+    return ['harness: the result topics were not read to their end; the results cannot be judged'];
+  }
 
   fail(a.lostSends > 0, `${a.lostSends} lost sends (no accepted send and no failure result)`);
   fail(a.lostResults > 0, `${a.lostResults} lost results (an event/template without any result)`);
@@ -57,7 +61,6 @@ export function verdict(
     `harness: ${run.load.eventsMissingFromInput} produced events never reached the input topics`,
   );
   fail(!run.vendor.recordComplete, 'harness: the sandbox did not keep every request');
-  fail(!run.drain.collectorCaughtUp, 'harness: the result topics were not read to their end');
   fail(
     run.vendor.foreignAddresses > 0,
     `harness: ${run.vendor.foreignAddresses} accepted addresses belong to no event of the run`,

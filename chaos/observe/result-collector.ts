@@ -43,8 +43,12 @@ export class ResultCollector {
   /** Highest offset read per `topic:partition`. */
   readonly positions = new Map<string, number>();
   unreadable = 0;
+  /** Times the collector's own consumer died and was replaced. */
+  restarts = 0;
   private readonly seen = new Set<string>();
+  private readonly groupId = `chaos-collector-${randomUUID()}`;
   private consumer?: Consumer;
+  private stopped = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -52,16 +56,22 @@ export class ResultCollector {
   ) {}
 
   async start(): Promise<this> {
-    this.consumer = this.kafka.consumer({
-      groupId: `chaos-collector-${randomUUID()}`,
-      maxWaitTimeInMs: 200,
+    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
+    this.consumer = consumer;
+    // A broker restart can crash kafkajs's consumer for good (restart: false); the collector
+    // must outlive every fault it watches, so it starts a new one in the same group, which
+    // resumes from the group's commits (positions already read are skipped).
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.stopped) return;
+      this.restarts++;
+      setTimeout(() => void this.replace(consumer), 1_000);
     });
-    await this.consumer.connect();
-    await this.consumer.subscribe({
+    await consumer.connect();
+    await consumer.subscribe({
       topics: [...this.topics.results, this.topics.deadLetter],
       fromBeginning: true,
     });
-    await this.consumer.run({
+    await consumer.run({
       partitionsConsumedConcurrently: 4,
       eachBatch: ({ batch }) => {
         for (const message of batch.messages) {
@@ -94,7 +104,17 @@ export class ResultCollector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.consumer?.disconnect().catch(() => undefined);
+  }
+
+  private async replace(dead: Consumer): Promise<void> {
+    if (this.stopped || this.consumer !== dead) return;
+    await dead.disconnect().catch(() => undefined);
+    await this.start().catch(() => {
+      // The broker is still away: try again, as often as it takes.
+      if (!this.stopped) setTimeout(() => void this.replace(this.consumer ?? dead), 1_000);
+    });
   }
 
   private add(topic: string, ts: number, value: Buffer | null): void {

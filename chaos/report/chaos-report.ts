@@ -60,6 +60,8 @@ export interface ChaosRunReport {
     lagAtDrainEnd: number;
     lagAfterStop: number;
     collectorCaughtUp: boolean;
+    /** Times the harness's result consumer died (a broker restart) and was replaced. */
+    collectorRestarts: number;
   };
   peakRssMb: Record<string, number>;
   instanceStarts: Record<string, number>;

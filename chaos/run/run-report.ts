@@ -131,6 +131,7 @@ export function assembleReport(p: RunParts): ChaosRunReport {
       lagAtDrainEnd: p.drain.lagAtDrainEnd,
       lagAfterStop: p.drain.lagAfterStop,
       collectorCaughtUp: p.drain.collectorCaughtUp,
+      collectorRestarts: p.collector.restarts,
     },
     peakRssMb: pool.peakRssMb(),
     instanceStarts: pool.starts(),
