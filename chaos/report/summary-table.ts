@@ -70,7 +70,7 @@ const ROWS: Row[] = [
   ],
   ['sent but reported failed (not ambiguous)', (r) => n(r.audit.sentButReportedFailed)],
   [
-    'metric: ambiguous sends / possible duplicates',
+    'metric, last reading per process: ambiguous sends / possible duplicates',
     (r) => `${n(r.counters.ambiguousSends)} / ${n(r.counters.possibleDuplicateSends)}`,
   ],
   [
