@@ -9,6 +9,7 @@ import { parseOptions } from './config/chaos-options';
 import { ChaosBroker } from './infra/chaos-broker';
 import { ChaosRedis } from './infra/chaos-redis';
 import { serviceBuild } from './infra/service-build';
+import { InstancePool } from './service/instance-pool';
 import type { ChaosReport, ChaosRunReport } from './report/chaos-report';
 import { summaryTable } from './report/summary-table';
 import { writeReport } from './report/write-report';
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {
+      InstancePool.haltAll();
       killAllChildren();
       await redis.stop().catch(() => undefined);
       await broker.stop().catch(() => undefined);

@@ -14,6 +14,8 @@ export class ChaosRedis {
   readonly dir: string;
   private child?: ChildProcess;
   private exited?: Promise<void>;
+  /** Set by stop(): a restart under way must not bring Redis back after the harness stopped it. */
+  private stopped = false;
 
   constructor(readonly port: number) {
     this.dir = join(repoRoot(), '.cache/chaos', `redis-${port}`);
@@ -44,6 +46,7 @@ export class ChaosRedis {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.kill('SIGTERM');
   }
 
@@ -52,6 +55,7 @@ export class ChaosRedis {
   }
 
   private async launch(): Promise<void> {
+    if (this.stopped) throw new Error('Redis was stopped');
     const args = [
       '--port', String(this.port),
       '--bind', '127.0.0.1',

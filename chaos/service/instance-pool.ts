@@ -42,6 +42,9 @@ export interface PoolOptions {
   log: (message: string) => void;
 }
 
+/** Every pool of this process, so that an interrupted run can stop them all from starting more. */
+const pools = new Set<InstancePool>();
+
 /** Beyond the shutdown bound, a process that still runs is killed and reported as such. */
 const HARD_STOP_MARGIN_MS = 30_000;
 
@@ -58,12 +61,22 @@ export class InstancePool {
   readonly counters = new Map<number, Partial<InstanceCounters>>();
   private readonly slots = new Map<string, Slot>();
   private timers: NodeJS.Timeout[] = [];
+  private halted = false;
+
+  /** On Ctrl-C: no pool starts another process (a pending restart included), then kill them. */
+  static haltAll(): void {
+    for (const pool of pools) {
+      pool.halted = true;
+      pool.stopWatching();
+    }
+  }
 
   constructor(
     names: string[],
     basePort: number,
     private readonly options: PoolOptions,
   ) {
+    pools.add(this);
     names.forEach((name, i) =>
       this.slots.set(name, {
         name,
@@ -189,9 +202,11 @@ export class InstancePool {
   stopWatching(): void {
     for (const timer of this.timers) clearInterval(timer);
     for (const slot of this.slots.values()) clearTimeout(slot.restartTimer);
+    pools.delete(this);
   }
 
   private launch(slot: Slot): void {
+    if (this.halted) return;
     slot.starts++;
     slot.ending = false;
     slot.startedAt = Date.now();
@@ -205,7 +220,7 @@ export class InstancePool {
     void proc.exited.then((exit) => {
       if (slot.proc !== proc) return;
       slot.proc = undefined;
-      if (slot.ending) return;
+      if (slot.ending || this.halted) return;
       // Not ended by the harness: a crash (or a config error) the orchestrator restarts.
       this.crashes.push({ at: Date.now(), slot: slot.name, exit });
       this.options.log(
