@@ -300,27 +300,26 @@ describe(VendorClient.name, () => {
     });
 
     it.each([
-      ['headers timeout', () => new errors.HeadersTimeoutError(), true],
-      ['body timeout', () => new errors.BodyTimeoutError(), true],
-      ['socket closed by the peer', () => new errors.SocketError('other side closed'), true],
-      ['ECONNRESET', () => Object.assign(new Error('reset'), { code: 'ECONNRESET' }), true],
-      ['connect timeout', () => new errors.ConnectTimeoutError(), false],
-      ['ECONNREFUSED', () => Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), false],
-    ])(
-      'calls a %s ambiguous: %s (the request may have been written)',
-      async (_, make, ambiguous) => {
-        failSend(make());
-        replySend(200);
+      ['headers timeout', true, () => new errors.HeadersTimeoutError()],
+      ['body timeout', true, () => new errors.BodyTimeoutError()],
+      ['socket closed by the peer', true, () => new errors.SocketError('other side closed')],
+      ['ECONNRESET', true, () => Object.assign(new Error('reset'), { code: 'ECONNRESET' })],
+      ['request aborted by our own stop', true, () => new errors.ClientDestroyedError()],
+      ['connect timeout', false, () => new errors.ConnectTimeoutError()],
+      ['pool already closed', false, () => new errors.ClientClosedError()],
+      ['ECONNREFUSED', false, () => Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })],
+    ])('a %s is ambiguous (the request may have been written): %s', async (_, ambiguous, make) => {
+      failSend(make());
+      replySend(200);
 
-        const [entry] = await client.sendCampaign(campaign());
+      const [entry] = await client.sendCampaign(campaign());
 
-        expect(entry).toMatchObject({
-          ok: true,
-          attempts: 2,
-          ambiguousAttempts: ambiguous ? 1 : 0,
-        });
-      },
-    );
+      expect(entry).toMatchObject({
+        ok: true,
+        attempts: 2,
+        ambiguousAttempts: ambiguous ? 1 : 0,
+      });
+    });
 
     it('does not send again after a lost answer when ambiguity must not be resent', async () => {
       await client.close();

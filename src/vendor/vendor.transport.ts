@@ -52,14 +52,14 @@ const AMBIGUOUS_CODES = new Set([
   'UND_ERR_SOCKET',
   'ECONNRESET',
   'EPIPE',
+  // Our own pools aborting requests under way when a stop outlasts its grace.
+  'UND_ERR_DESTROYED',
+  'UND_ERR_ABORTED',
 ]);
 /** Our own misuse or a certificate problem: trying again cannot help. */
 const PERMANENT_CODES = new Set([
   'UND_ERR_INVALID_ARG',
   'UND_ERR_NOT_SUPPORTED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_CLOSED',
-  'UND_ERR_ABORTED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',

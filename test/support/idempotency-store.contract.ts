@@ -118,6 +118,14 @@ export function idempotencyStoreContract(
     expect(await store.claim(k, b, 10_000)).toEqual({ kind: 'claimed' });
   });
 
+  it('keeps the sending mark of a released claim, so the next holder knows it may have been sent', async () => {
+    const k = key();
+    await store.claim(k, a, 60_000);
+    await store.markSending([{ key: k, holder: a }]);
+    await store.release(k, a);
+    expect(await store.claim(k, a2, 10_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
+  });
+
   it('hands out every sequence number once', async () => {
     const name = `list:${key()}`;
     const numbers = await Promise.all([1, 2, 3].map(() => store.nextSequence(name)));

@@ -72,7 +72,10 @@ export interface IdempotencyStore {
   markSending(claims: HeldClaim[]): Promise<Set<string>>;
   /** Records outcomes, all or none, kept for the store's retention period. */
   complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void>;
-  /** Gives a claim up without an outcome (nothing was sent), so it can run again at once. */
+  /**
+   * Gives a claim up without an outcome, so it can run again at once. A claim already marked
+   * `sending` keeps that mark: whoever claims it next learns the send may have happened.
+   */
   release(key: string, holder: ClaimHolder): Promise<void>;
   /** 1, 2, 3, … for `name`, shared by every instance: numbers that are never handed out twice. */
   nextSequence(name: string): Promise<number>;

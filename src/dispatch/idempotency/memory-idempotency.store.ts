@@ -87,7 +87,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   release(key: string, holder: ClaimHolder): Promise<void> {
     const entry = this.entries.get(key);
-    if (entry?.kind === 'claim' && entry.holder === holderId(holder)) this.entries.delete(key);
+    if (entry?.kind !== 'claim' || entry.holder !== holderId(holder)) return Promise.resolve();
+    if (entry.sending)
+      entry.expiresAt = 0; // the mark stays: the request may have been written
+    else this.entries.delete(key);
     return Promise.resolve();
   }
 
