@@ -66,7 +66,7 @@ export class ActionRunner {
         continue;
       }
       if (claim.kind === 'reclaimed' && claim.maybeSent) {
-        this.metrics.ambiguousSends.inc({ cause: 'takeover', resolution: ambiguousSendPolicy });
+        this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
         this.logger.warn(
           `event ${event.id} (${template.name}): an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
         );
@@ -74,11 +74,12 @@ export class ActionRunner {
           outcome = ambiguousFailure('an earlier attempt stopped after writing its request');
           break;
         }
-        this.metrics.possibleDuplicates.inc();
         ambiguous = true;
       }
       outcome = await this.send(key, holder, template, event, ambiguous);
     }
+    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
+    // a record that did not land are recorded here.
     await this.store.complete([{ key, outcome }]);
     await this.publish(event, template, message, outcome);
     this.metrics.outcomes.inc({ outcome: outcome.status });

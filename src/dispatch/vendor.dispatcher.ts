@@ -74,8 +74,8 @@ export class VendorDispatcher {
         if (permanent) return failedOutcome(permanent);
         continue;
       }
-      if (delivery.failed.length === 0) return this.counted(sentWith(delivery), delivery);
-      this.counted(undefined, delivery);
+      this.countLostAnswers(delivery.ambiguousAttempts);
+      if (delivery.failed.length === 0) return sentWith(delivery);
       for (const sent of delivery.sent) requestIds.add(sent.requestId);
       message = delivery.sent[0]?.message ?? message;
       batchRecipientCount = Math.max(batchRecipientCount, delivery.batchRecipientCount);
@@ -94,7 +94,6 @@ export class VendorDispatcher {
           ambiguous,
         );
       }
-      ambiguous ||= unknown !== undefined;
       // Pause once for the batch's trouble; only the recipients whose request failed go again.
       this.permanentOrPause(errors[0]);
       pending = delivery.failed.map((f) => f.recipient);
@@ -124,15 +123,14 @@ export class VendorDispatcher {
                 action.members,
                 listed,
               );
-        if (created.ambiguousAttempts > 0) this.countAmbiguous('lost-answer', 'resend');
+        this.countLostAnswers(created.ambiguousAttempts);
         return createdWith(created);
       } catch (error) {
         if (error instanceof VendorError && error.ambiguous) {
+          this.countLostAnswers(1);
           if (this.config.idempotency.ambiguousSendPolicy === 'fail') {
-            this.countAmbiguous('lost-answer', 'fail');
             return ambiguousFailure(error.message);
           }
-          this.countAmbiguous('lost-answer', 'resend');
           ambiguous = true;
         }
         const permanent = this.permanentOrPause(error);
@@ -141,18 +139,10 @@ export class VendorDispatcher {
     }
   }
 
-  /** Counts the lost answers a delivery went through, once per action. */
-  private counted<T>(outcome: T, delivery: CampaignDelivery): T {
-    if (delivery.ambiguousAttempts > 0) {
-      const resolution = this.config.idempotency.ambiguousSendPolicy;
-      this.countAmbiguous('lost-answer', resolution);
-    }
-    return outcome;
-  }
-
-  private countAmbiguous(cause: 'lost-answer', resolution: 'resend' | 'fail'): void {
-    this.metrics.ambiguousSends.inc({ cause, resolution });
-    if (resolution === 'resend') this.metrics.possibleDuplicates.inc();
+  /** Counts an action's lost answers once, whatever the number of attempts they took. */
+  private countLostAnswers(attempts: number): void {
+    if (attempts === 0) return;
+    this.metrics.ambiguousSend('lost-answer', this.config.idempotency.ambiguousSendPolicy);
   }
 
   /** Pauses for transient trouble (and returns undefined); returns the error if it is final. */

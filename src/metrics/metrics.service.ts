@@ -48,6 +48,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Counts one send of unknown fate, and a possible duplicate when the policy resends it. */
+  ambiguousSend(cause: 'takeover' | 'lost-answer', resolution: 'resend' | 'fail'): void {
+    this.ambiguousSends.inc({ cause, resolution });
+    if (resolution === 'resend') this.possibleDuplicates.inc();
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'mailbridge_' });
   }
