@@ -1,5 +1,14 @@
-import type { Kafka, ProducerBatch } from 'kafkajs';
+import {
+  KafkaJSNonRetriableError,
+  KafkaJSProtocolError,
+  type Kafka,
+  type ProducerBatch,
+  type ProducerRecord,
+} from 'kafkajs';
 import { loadConfig } from '../config/config.loader';
+import type { InboundMessage } from '../inbound/inbound-message';
+import { InvalidEventError } from '../inbound/invalid-event.error';
+import type { DeadLetterReference } from './dead-letter';
 import { ResultPublisher } from './result.publisher';
 
 /** A producer that records what it is asked to send; the publisher's own Kafka boundary. */
@@ -13,6 +22,60 @@ function fakeKafka(batches: ProducerBatch[]): Kafka {
     },
   };
   return { producer: () => producer } as unknown as Kafka;
+}
+
+/** kafkajs' rejection of a record over the topic's `max.message.bytes`, as its retrier wraps it. */
+function messageTooLarge(): Error {
+  const cause = new KafkaJSProtocolError({
+    type: 'MESSAGE_TOO_LARGE',
+    code: 10,
+    retriable: false,
+    message: 'The request included a message larger than the max message size',
+  } as unknown as Error);
+  return Object.assign(new KafkaJSNonRetriableError(cause), { cause });
+}
+
+/**
+ * A broker whose dead-letter topic reports `limits` in turn (the last one from then on) and
+ * answers each send with the next of `answers` (then success); sends and reads are recorded.
+ */
+function fakeBroker(limits: number[], answers: Array<Error | undefined>) {
+  const sent: ProducerRecord[] = [];
+  let reads = 0;
+  const admin = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    describeConfigs: () => {
+      const limit = limits[Math.min(reads++, limits.length - 1)];
+      return Promise.resolve({
+        resources: [
+          { configEntries: [{ configName: 'max.message.bytes', configValue: `${limit}` }] },
+        ],
+      });
+    },
+  };
+  const producer = {
+    connect: () => Promise.resolve(),
+    send: (record: ProducerRecord) => {
+      sent.push(record);
+      const answer = answers.shift();
+      return answer ? Promise.reject(answer) : Promise.resolve([]);
+    },
+  };
+  const kafka = { producer: () => producer, admin: () => admin } as unknown as Kafka;
+  return { kafka, sent, reads: () => reads };
+}
+
+function inbound(valueBytes: number): InboundMessage {
+  return {
+    topic: 'user.signed_up.v1',
+    partition: 0,
+    offset: '7',
+    timestamp: '1790000000000',
+    key: Buffer.from('user-7'),
+    value: Buffer.alloc(valueBytes, 'x'),
+    headers: { 'x-origin': 'test' },
+  };
 }
 
 describe(ResultPublisher.name, () => {
@@ -53,5 +116,61 @@ describe(ResultPublisher.name, () => {
     } as unknown as Kafka;
     const publisher = new ResultPublisher(kafka, config);
     await expect(publisher.publish('a', { key: null, value: {} })).rejects.toThrow('broker down');
+  });
+
+  describe('deadLetter', () => {
+    const invalid = new InvalidEventError('INVALID', 'data.email must be an email');
+
+    it('sends the original when it fits the limit read from the topic', async () => {
+      const broker = fakeBroker([1_048_588], []);
+      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      expect(broker.sent).toHaveLength(1);
+      expect(broker.sent[0].topic).toBe(config.topics.deadLetter);
+      expect(broker.sent[0].messages[0].value).toEqual(inbound(20_000).value);
+    });
+
+    it('sends a reference when the topic limit is smaller than the dead letter', async () => {
+      const broker = fakeBroker([10_000], []);
+      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      expect(broker.sent).toHaveLength(1);
+      const [message] = broker.sent[0].messages;
+      expect(message.headers?.['dlq-value-replaced']).toBe('reference');
+      expect(message.headers?.['x-origin']).toBe('test');
+      const ref = JSON.parse(String(message.value)) as DeadLetterReference;
+      expect(ref).toMatchObject({ originalSize: 20_000, originalOffset: '7', limitBytes: 10_000 });
+    });
+
+    it('reads the limit again after a size refusal and sends a reference, not the same record', async () => {
+      const broker = fakeBroker([1_048_588, 10_000], [messageTooLarge()]);
+      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      expect(broker.sent).toHaveLength(2);
+      expect(broker.reads()).toBe(2);
+      const ref = JSON.parse(String(broker.sent[1].messages[0].value)) as DeadLetterReference;
+      expect(ref).toMatchObject({ reason: 'refused-by-broker', limitBytes: 10_000 });
+    });
+
+    it('goes to the minimal form after a refused reference, and gives up after that', async () => {
+      const broker = fakeBroker([1_048_588], [messageTooLarge(), messageTooLarge()]);
+      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      expect(broker.sent.map((r) => r.messages[0].headers?.['dlq-key-dropped'])).toEqual([
+        undefined,
+        undefined,
+        'true',
+      ]);
+
+      const refusing = fakeBroker([1_048_588], [1, 2, 3, 4].map(messageTooLarge));
+      await expect(
+        new ResultPublisher(refusing.kafka, config).deadLetter(inbound(10), invalid),
+      ).rejects.toThrow('raise its max.message.bytes');
+      expect(refusing.sent).toHaveLength(3);
+    });
+
+    it('rejects on any other failure, for the caller to try again', async () => {
+      const broker = fakeBroker([1_048_588], [new Error('broker down')]);
+      await expect(
+        new ResultPublisher(broker.kafka, config).deadLetter(inbound(10), invalid),
+      ).rejects.toThrow('broker down');
+      expect(broker.sent).toHaveLength(1);
+    });
   });
 });

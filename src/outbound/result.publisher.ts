@@ -15,6 +15,13 @@ import {
 } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 import type { InboundMessage } from '../inbound/inbound-message';
+import {
+  buildDeadLetter,
+  formAfterRefusal,
+  isMessageTooLarge,
+  type DeadLetterRecord,
+} from './dead-letter';
+import { DeadLetterLimit } from './dead-letter-limit';
 
 export interface OutboundRecord {
   key: Buffer | string | null;
@@ -47,6 +54,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private connected?: Promise<void>;
   private readonly queue: QueuedRecord[] = [];
   private flushScheduled = false;
+  private readonly deadLetterLimit: DeadLetterLimit;
 
   constructor(
     @Inject(Kafka) kafka: Kafka,
@@ -60,6 +68,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
       createPartitioner: Partitioners.DefaultPartitioner,
       retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: 10_000 },
     });
+    this.deadLetterLimit = new DeadLetterLimit(kafka, config.topics.deadLetter, this.logger);
   }
 
   /**
@@ -83,29 +92,38 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /** Writes the original record, untouched, plus headers saying where it came from and why. */
+  /**
+   * Writes the original record, untouched, plus headers saying where it came from and why; when
+   * that would not fit the dead-letter topic, a reference to it instead (see `buildDeadLetter`).
+   * A size refusal by the broker is answered with a smaller form, never with the same record
+   * again; any other failure rejects, and the caller tries again later.
+   */
   async deadLetter(message: InboundMessage, error: Error & { code?: string }): Promise<void> {
     await this.connect();
-    await this.producer.send({
-      topic: this.config.topics.deadLetter,
-      acks: -1,
-      messages: [
-        {
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...message.headers,
-            'dlq-original-topic': message.topic,
-            'dlq-original-partition': String(message.partition),
-            'dlq-original-offset': message.offset,
-            'dlq-original-timestamp': message.timestamp,
-            'dlq-error-class': error.name,
-            ...(error.code ? { 'dlq-error-code': error.code } : {}),
-            'dlq-error-message': error.message.slice(0, 1000),
-          },
-        },
-      ],
-    });
+    const topic = this.config.topics.deadLetter;
+    let record = buildDeadLetter(message, error, { limitBytes: await this.deadLetterLimit.get() });
+    for (;;) {
+      try {
+        await this.producer.send({ topic, acks: -1, messages: [record.message] });
+        break;
+      } catch (sendError) {
+        if (!isMessageTooLarge(sendError)) throw sendError;
+        const next = formAfterRefusal(record.form);
+        if (next === undefined) throw refusedEvenMinimal(topic, record, sendError);
+        const limitBytes = await this.deadLetterLimit.refresh();
+        record = buildDeadLetter(message, error, {
+          limitBytes,
+          atLeast: next,
+          reason: 'refused-by-broker',
+        });
+      }
+    }
+    if (record.form !== 'original') {
+      this.logger.warn(
+        `dead letter of ${message.topic}/${message.partition}@${message.offset} sent as ` +
+          `${record.form}: the original would not fit ${topic}`,
+      );
+    }
   }
 
   /** Headers to carry from the source event to its results. */
@@ -118,12 +136,13 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     return headers;
   }
 
-  /** Connect before consuming starts, so the first outcome does not wait for it. */
   /**
-   * Connects in the background: a broker that cannot be reached must not keep the HTTP server
-   * (and so `/health/live`) from starting. Every publish waits for the connection itself.
+   * Connects, and learns the dead-letter topic's limit, in the background: a broker that cannot be
+   * reached must not keep the HTTP server (and so `/health/live`) from starting. Every publish
+   * waits for the connection itself.
    */
   onModuleInit(): void {
+    void this.deadLetterLimit.get();
     this.connect().catch((error: Error) =>
       this.logger.warn(`producer not connected yet, will retry on publish: ${error.message}`),
     );
@@ -183,4 +202,15 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     });
     return this.connected;
   }
+}
+
+/** The dead-letter topic refuses even the smallest dead letter: its limit is a configuration fault. */
+function refusedEvenMinimal(topic: string, record: DeadLetterRecord, cause: unknown): Error {
+  return Object.assign(
+    new Error(
+      `${topic} refuses even a ${record.estimatedBytes}-byte dead letter; raise its max.message.bytes`,
+      { cause },
+    ),
+    { retriable: true },
+  );
 }

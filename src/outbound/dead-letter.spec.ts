@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
+import type { InboundMessage } from '../inbound/inbound-message';
+import { InvalidEventError } from '../inbound/invalid-event.error';
+import {
+  DEAD_LETTER_MARGIN_BYTES,
+  KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+  buildDeadLetter,
+  estimateRecordBytes,
+  formAfterRefusal,
+  isMessageTooLarge,
+  type DeadLetterReference,
+} from './dead-letter';
+
+function inbound(valueBytes: number, headers: InboundMessage['headers'] = {}): InboundMessage {
+  return {
+    topic: 'user.signed_up.v1',
+    partition: 2,
+    offset: '41',
+    timestamp: '1790000000000',
+    key: Buffer.from('user-7'),
+    value: Buffer.alloc(valueBytes, 'x'),
+    headers,
+  };
+}
+
+const oversized = new InvalidEventError('OVERSIZED', 'message of many bytes exceeds 262144');
+
+function reference(value: unknown): DeadLetterReference {
+  return JSON.parse(String(value)) as DeadLetterReference;
+}
+
+/**
+ * The exact size of a v2 record batch holding one record with a zero timestamp delta: 61 bytes of
+ * batch header, then the record with its varint lengths.
+ */
+function exactBatchBytes(key: Buffer, value: Buffer, headers: Record<string, string>): number {
+  const varint = (n: number) => {
+    let z = (n << 1) ^ (n >> 31);
+    let bytes = 1;
+    while (z >= 0x80) {
+      z >>>= 7;
+      bytes++;
+    }
+    return bytes;
+  };
+  let body = 1 + 1 + 1; // attributes, timestamp delta, offset delta
+  body += varint(key.length) + key.length + varint(value.length) + value.length;
+  body += varint(Object.keys(headers).length);
+  for (const [name, v] of Object.entries(headers)) {
+    body += varint(Buffer.byteLength(name)) + Buffer.byteLength(name);
+    body += varint(Buffer.byteLength(v)) + Buffer.byteLength(v);
+  }
+  return 61 + varint(body) + body;
+}
+
+describe(buildDeadLetter.name, () => {
+  it('keeps the original record, with error headers, when it fits', () => {
+    const message = inbound(5000, { 'x-origin': 'test' });
+    const letter = buildDeadLetter(message, oversized, {
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    });
+    expect(letter.form).toBe('original');
+    expect(letter.message.value).toBe(message.value);
+    expect(letter.message.key).toBe(message.key);
+    expect(letter.message.headers).toMatchObject({
+      'x-origin': 'test',
+      'dlq-original-topic': 'user.signed_up.v1',
+      'dlq-original-partition': '2',
+      'dlq-original-offset': '41',
+      'dlq-error-code': 'OVERSIZED',
+    });
+    expect(letter.message.headers['dlq-value-replaced']).toBeUndefined();
+  });
+
+  it('replaces a value that fits the inbound topic but not the dead-letter topic by a reference', () => {
+    // Fits a topic at Kafka's default limit by itself; not with the error headers added.
+    const message = inbound(1_048_450, { 'x-origin': 'test' });
+    const letter = buildDeadLetter(message, oversized, {
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    });
+    expect(letter.form).toBe('reference');
+    expect(letter.message.key).toBe(message.key);
+    expect(letter.message.headers).toMatchObject({
+      'x-origin': 'test',
+      'dlq-error-code': 'OVERSIZED',
+      'dlq-value-replaced': 'reference',
+    });
+    expect(letter.message.headers['dlq-headers-dropped']).toBeUndefined();
+    expect(reference(letter.message.value)).toEqual({
+      originalTopic: 'user.signed_up.v1',
+      originalPartition: 2,
+      originalOffset: '41',
+      originalSize: 1_048_450,
+      sha256: createHash('sha256').update(message.value!).digest('hex'),
+      reason: 'exceeds-topic-limit',
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    });
+  });
+
+  it('drops the original headers too when they alone would not fit, and says how many', () => {
+    const headers = { 'x-huge': 'h'.repeat(20_000), 'x-small': 'ok' };
+    const letter = buildDeadLetter(inbound(100, headers), oversized, { limitBytes: 10_000 });
+    expect(letter.form).toBe('reference-only');
+    expect(letter.message.headers['x-huge']).toBeUndefined();
+    expect(letter.message.headers['x-small']).toBeUndefined();
+    expect(letter.message.headers).toMatchObject({
+      'dlq-original-offset': '41',
+      'dlq-value-replaced': 'reference',
+      'dlq-headers-dropped': 'true',
+    });
+    const ref = reference(letter.message.value);
+    expect(ref.droppedHeaderCount).toBe(2);
+    expect(ref.droppedHeaderBytes).toBeGreaterThanOrEqual(20_000 + 'x-huge'.length + 9);
+    expect(letter.estimatedBytes).toBeLessThanOrEqual(10_000 - DEAD_LETTER_MARGIN_BYTES);
+  });
+
+  it('drops the key too when even that would not fit, and always returns the minimal form', () => {
+    const message = { ...inbound(100), key: Buffer.alloc(50_000, 'k') };
+    const letter = buildDeadLetter(message, oversized, { limitBytes: 10_000 });
+    expect(letter.form).toBe('minimal');
+    expect(letter.message.key).toBeNull();
+    expect(letter.message.headers['dlq-key-dropped']).toBe('true');
+    expect(reference(letter.message.value).droppedKeyBytes).toBe(50_000);
+    // Nothing smaller exists: a limit below it still gets the minimal form, for the broker to judge.
+    expect(buildDeadLetter(message, oversized, { limitBytes: 10 }).form).toBe('minimal');
+  });
+
+  it('starts at the form it is told to after a refusal, and names the refusal as the reason', () => {
+    const letter = buildDeadLetter(inbound(10), oversized, {
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+      atLeast: 'reference',
+      reason: 'refused-by-broker',
+    });
+    expect(letter.form).toBe('reference');
+    expect(reference(letter.message.value).reason).toBe('refused-by-broker');
+  });
+
+  it('carries no byte of the original value in a reference', () => {
+    const message = { ...inbound(0), value: Buffer.from('{"email":"ada@example.com"}') };
+    const letter = buildDeadLetter(message, oversized, { limitBytes: 1000, atLeast: 'reference' });
+    expect(String(letter.message.value)).not.toContain('ada@example.com');
+    expect(JSON.stringify(letter.message.headers)).not.toContain('ada@example.com');
+  });
+});
+
+describe(estimateRecordBytes.name, () => {
+  it('is never below the size of the record batch the broker checks, and close to it', () => {
+    const cases = [
+      { key: Buffer.from('k'), value: Buffer.alloc(0), headers: {} },
+      { key: Buffer.from('user-7'), value: Buffer.alloc(1_048_400), headers: { a: 'b' } },
+      {
+        key: Buffer.alloc(300),
+        value: Buffer.alloc(70_000),
+        headers: Object.fromEntries(
+          Array.from({ length: 40 }, (_, i) => [`x-h${i}`, 'é'.repeat(i * 10)]),
+        ),
+      },
+    ];
+    for (const { key, value, headers } of cases) {
+      const exact = exactBatchBytes(key, value, headers);
+      const estimate = estimateRecordBytes(key, value, headers);
+      expect(estimate).toBeGreaterThanOrEqual(exact);
+      expect(estimate - exact).toBeLessThan(100 + 10 * Object.keys(headers).length);
+    }
+  });
+
+  it('counts every element of an array header and UTF-8 bytes, not characters', () => {
+    const one = estimateRecordBytes(null, null, { h: 'é' });
+    const two = estimateRecordBytes(null, null, { h: ['é', 'é'] });
+    expect(two - one).toBe(10 + 1 + 2);
+    expect(estimateRecordBytes(null, 'é', {}) - estimateRecordBytes(null, 'e', {})).toBe(1);
+  });
+});
+
+describe(formAfterRefusal.name, () => {
+  it('goes to a reference once, then to the minimal form, then gives up', () => {
+    expect(formAfterRefusal('original')).toBe('reference');
+    expect(formAfterRefusal('reference')).toBe('minimal');
+    expect(formAfterRefusal('reference-only')).toBe('minimal');
+    expect(formAfterRefusal('minimal')).toBeUndefined();
+  });
+});
+
+describe(isMessageTooLarge.name, () => {
+  const tooLarge = new KafkaJSProtocolError({
+    type: 'MESSAGE_TOO_LARGE',
+    code: 10,
+    retriable: false,
+    message: 'The request included a message larger than the max message size',
+  } as unknown as Error);
+
+  /** What kafkajs' retrier rejects with on a non-retriable error (its types omit `cause`). */
+  const wrapped = (e: Error) => Object.assign(new KafkaJSNonRetriableError(e), { cause: e });
+
+  it('finds the broker refusal as kafkajs raises it, wrapped by its retrier', () => {
+    expect(isMessageTooLarge(tooLarge)).toBe(true);
+    expect(isMessageTooLarge(wrapped(tooLarge))).toBe(true);
+  });
+
+  it('does not take other failures for it', () => {
+    expect(isMessageTooLarge(new Error('broker down'))).toBe(false);
+    expect(isMessageTooLarge(undefined)).toBe(false);
+    const other = new KafkaJSProtocolError({
+      type: 'NOT_LEADER_FOR_PARTITION',
+    } as unknown as Error);
+    expect(isMessageTooLarge(wrapped(other))).toBe(false);
+  });
+});
