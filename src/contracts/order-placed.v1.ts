@@ -3,7 +3,6 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsEmail,
   IsISO4217CurrencyCode,
   IsISO8601,
   IsInt,
@@ -12,32 +11,37 @@ import {
   IsOptional,
   IsString,
   Matches,
+  Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { EventEnvelope } from './event-envelope';
+import { IsEmailAddress } from './is-email-address';
+import { IsPlainText } from './is-plain-text';
 
 export const ORDER_PLACED_V1 = 'order.placed.v1';
 
 /** Money as a decimal string, so no amount is ever rounded by a float. */
 const AMOUNT = /^\d{1,12}(\.\d{1,4})?$/;
+/** More of one item than any shop sells in one order: a typo or an attack, not a purchase. */
+const MAX_QUANTITY = 1_000_000;
 
 export class OrderAddress {
-  @IsOptional() @IsString() @MaxLength(200) address1?: string;
-  @IsOptional() @IsString() @MaxLength(200) address2?: string;
-  @IsOptional() @IsString() @MaxLength(100) city?: string;
-  @IsOptional() @IsString() @MaxLength(100) province?: string;
-  @IsOptional() @IsString() @MaxLength(20) postalCode?: string;
-  @IsOptional() @IsString() @MaxLength(100) country?: string;
+  @IsOptional() @IsString() @MaxLength(200) @IsPlainText() address1?: string;
+  @IsOptional() @IsString() @MaxLength(200) @IsPlainText() address2?: string;
+  @IsOptional() @IsString() @MaxLength(100) @IsPlainText() city?: string;
+  @IsOptional() @IsString() @MaxLength(100) @IsPlainText() province?: string;
+  @IsOptional() @IsString() @MaxLength(20) @IsPlainText() postalCode?: string;
+  @IsOptional() @IsString() @MaxLength(100) @IsPlainText() country?: string;
 }
 
 export class OrderCustomer {
-  @IsEmail() @MaxLength(320) email!: string;
-  @IsString() @IsNotEmpty() @MaxLength(100) firstName!: string;
-  @IsOptional() @IsString() @MaxLength(100) lastName?: string;
-  @IsOptional() @IsString() @MaxLength(50) phone?: string;
-  @IsOptional() @IsString() @MaxLength(200) company?: string;
+  @IsEmailAddress() email!: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) @IsPlainText() firstName!: string;
+  @IsOptional() @IsString() @MaxLength(100) @IsPlainText() lastName?: string;
+  @IsOptional() @IsString() @MaxLength(50) @IsPlainText() phone?: string;
+  @IsOptional() @IsString() @MaxLength(200) @IsPlainText() company?: string;
 
   @IsOptional()
   @IsObject()
@@ -47,14 +51,14 @@ export class OrderCustomer {
 }
 
 export class OrderItem {
-  @IsString() @IsNotEmpty() @MaxLength(100) sku!: string;
-  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
-  @IsInt() @Min(1) quantity!: number;
+  @IsString() @IsNotEmpty() @MaxLength(100) @IsPlainText() sku!: string;
+  @IsString() @IsNotEmpty() @MaxLength(200) @IsPlainText() name!: string;
+  @IsInt() @Min(1) @Max(MAX_QUANTITY) quantity!: number;
   @Matches(AMOUNT) unitPrice!: string;
 }
 
 export class OrderPlacedV1Data {
-  @IsString() @IsNotEmpty() @MaxLength(100) orderId!: string;
+  @IsString() @IsNotEmpty() @MaxLength(100) @IsPlainText() orderId!: string;
 
   @IsObject()
   @ValidateNested()
@@ -75,6 +79,7 @@ export class OrderPlacedV1Data {
   items!: OrderItem[];
 
   @IsISO8601({ strict: true })
+  @MaxLength(40)
   placedAt!: string;
 }
 

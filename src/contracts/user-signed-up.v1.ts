@@ -1,6 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  IsEmail,
   IsIn,
   IsNotEmpty,
   IsObject,
@@ -10,6 +9,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { EventEnvelope } from './event-envelope';
+import { IsEmailAddress } from './is-email-address';
+import { IsPlainText } from './is-plain-text';
 
 export const USER_SIGNED_UP_V1 = 'user.signed_up.v1';
 
@@ -18,20 +19,22 @@ export class UserSignedUpV1Data {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsPlainText()
   userId!: string;
 
-  @IsEmail()
-  @MaxLength(320)
+  @IsEmailAddress()
   email!: string;
 
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsPlainText()
   name!: string;
 
   @IsOptional()
   @IsString()
   @MaxLength(35)
+  @IsPlainText()
   locale?: string;
 
   @IsOptional()
@@ -42,6 +45,7 @@ export class UserSignedUpV1Data {
   @IsOptional()
   @IsString()
   @MaxLength(50)
+  @IsPlainText()
   signupSource?: string;
 }
 

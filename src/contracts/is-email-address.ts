@@ -1,0 +1,59 @@
+import { IsEmail, MaxLength, ValidateBy, type ValidationOptions } from 'class-validator';
+import { IsPlainText } from './is-plain-text';
+
+/** Any Unicode space, leading, trailing or inside: never silently trimmed, refused. */
+const WHITESPACE = /\s/;
+
+/**
+ * An email address exactly as it will be sent: a valid address, at most 320 characters, with no
+ * whitespace and no invisible character (which would make two different addresses look alike).
+ * It is not lower-cased or trimmed: input is validated, not repaired; duplicates are found
+ * case-insensitively by {@link HasUniqueEmails}.
+ */
+export function IsEmailAddress(validationOptions?: ValidationOptions): PropertyDecorator {
+  const decorators = [
+    IsEmail({}, validationOptions),
+    MaxLength(320, validationOptions),
+    IsPlainText({}, validationOptions),
+    ValidateBy(
+      {
+        name: 'hasNoWhitespace',
+        validator: {
+          validate: (value: unknown) => typeof value !== 'string' || !WHITESPACE.test(value),
+          defaultMessage: () => '$property must not contain whitespace',
+        },
+      },
+      validationOptions,
+    ),
+  ];
+  return (target, key) => decorators.forEach((decorate) => decorate(target, key));
+}
+
+/**
+ * A list of objects with an `email` where no address appears twice, ignoring case: the vendor
+ * request is built from the list, and one person must not be mailed or listed twice by one
+ * command.
+ */
+export function HasUniqueEmails(validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'uniqueAddresses',
+      validator: {
+        validate: (value: unknown) => {
+          if (!Array.isArray(value)) return true;
+          const seen = new Set<string>();
+          for (const item of value as unknown[]) {
+            const email = (item as { email?: unknown } | null)?.email;
+            if (typeof email !== 'string') continue;
+            const folded = email.toLowerCase();
+            if (seen.has(folded)) return false;
+            seen.add(folded);
+          }
+          return true;
+        },
+        defaultMessage: () => '$property has duplicate addresses',
+      },
+    },
+    validationOptions,
+  );
+}
