@@ -1,20 +1,59 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
-import type { IHeaders } from 'kafkajs';
 import { INBOUND_CONTRACTS, type InboundEvent } from '../contracts/inbound-contracts';
-import { InvalidEventError } from './invalid-event.error';
+import {
+  checkCloudEvent,
+  eventMode,
+  fromBinaryMode,
+  isStructuredContentType,
+  safeName,
+} from './cloud-event';
 import type { InboundMessage } from './inbound-message';
+import { InvalidEventError } from './invalid-event.error';
+import { checkJsonLimits } from './json-limits';
+import { decodeUtf8, headerText } from './record-encoding';
+import type { TypesByTopic } from './topic-types';
 
-/** CloudEvents attributes carried as `ce_` headers in binary mode (Kafka protocol binding). */
-const BINARY_ATTRIBUTES = ['id', 'type', 'source', 'time', 'specversion', 'subject'] as const;
+export interface ParseOptions {
+  /** Larger records are refused before a byte of them is decoded (MAX_EVENT_BYTES). */
+  maxBytes: number;
+  /** The event types each topic may carry; build it with `typesByTopic(config.topics)`. */
+  typesByTopic: TypesByTopic;
+}
 
 /**
- * Turns a Kafka record into a validated, typed event, or throws {@link InvalidEventError}.
- * Accepts a plain JSON envelope (`{id, type, time, data}`), a CloudEvents 1.0 structured event
- * (the same JSON plus `specversion` and `source`), and a CloudEvents binary-mode record
- * (`ce_*` headers, the value being `data`). This is the one place inbound bytes become types.
+ * Turns a Kafka record into a validated, typed event, or throws {@link InvalidEventError}; it
+ * never throws anything else. Accepts a plain JSON envelope (`{id, type, time, data}`), a
+ * CloudEvents 1.0 structured event and a CloudEvents binary-mode record (`ce_*` headers, the
+ * value being `data`). This is the one place inbound bytes become types. Cheap, bounded checks
+ * come first; nothing recursive runs before `checkJsonLimits` has bounded depth and size.
  */
-export async function parseEvent(message: InboundMessage, maxBytes: number): Promise<InboundEvent> {
+export async function parseEvent(
+  message: InboundMessage,
+  options: ParseOptions | number,
+): Promise<InboundEvent> {
+  // A bare number is the former signature (maxBytes only), kept until the caller passes the
+  // topic map; it checks everything but the topic.
+  const { maxBytes, typesByTopic } =
+    typeof options === 'number' ? { maxBytes: options, typesByTopic: undefined } : options;
+  const { plain, cloudEvent } = readRecord(message, maxBytes);
+  const type = plain.type;
+  if (typeof type !== 'string' || !Object.hasOwn(INBOUND_CONTRACTS, type)) {
+    throw new InvalidEventError('UNKNOWN_TYPE', `unknown event type ${describeType(type)}`);
+  }
+  if (typesByTopic && !typesByTopic.get(message.topic)?.has(type)) {
+    throw new InvalidEventError(
+      'WRONG_TOPIC',
+      `${type} is not accepted on topic ${safeName(message.topic)}`,
+    );
+  }
+  return validated(type, cloudEvent ? checkCloudEvent(plain) : plain);
+}
+
+function readRecord(
+  message: InboundMessage,
+  maxBytes: number,
+): { plain: Record<string, unknown>; cloudEvent: boolean } {
   const value = message.value;
   if (!value || value.length === 0) throw new InvalidEventError('UNPARSEABLE', 'empty message');
   if (value.length > maxBytes) {
@@ -23,46 +62,52 @@ export async function parseEvent(message: InboundMessage, maxBytes: number): Pro
       `message of ${value.length} bytes exceeds ${maxBytes}`,
     );
   }
+  const contentType = headerText(message.headers, 'content-type');
+  const mode = eventMode(message.headers, contentType);
+  const text = decodeUtf8(value, 'the value');
   let json: unknown;
   try {
-    json = JSON.parse(value.toString('utf8'));
+    json = JSON.parse(text);
   } catch {
     throw new InvalidEventError('UNPARSEABLE', 'message is not JSON');
   }
-  const binary = header(message.headers, 'ce_specversion') !== undefined;
-  const plain = binary ? fromBinaryMode(message.headers, json) : json;
+  const plain = mode === 'binary' ? fromBinaryMode(message.headers, json) : json;
+  checkJsonLimits(plain);
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new InvalidEventError('UNPARSEABLE', 'message is not a JSON object');
   }
-  const type = (plain as { type?: unknown }).type;
-  const contract = typeof type === 'string' ? INBOUND_CONTRACTS[type] : undefined;
-  if (!contract) {
-    throw new InvalidEventError('UNKNOWN_TYPE', `unknown event type ${describeType(type)}`);
+  const event = plain as Record<string, unknown>;
+  const cloudEvent =
+    mode === 'binary' || 'specversion' in event || isStructuredContentType(contentType);
+  return { plain: event, cloudEvent };
+}
+
+async function validated(type: string, plain: Record<string, unknown>): Promise<InboundEvent> {
+  let errors: ValidationError[];
+  let event: object;
+  try {
+    event = plainToInstance(INBOUND_CONTRACTS[type], plain);
+    errors = await validate(event, {
+      forbidUnknownValues: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+    });
+  } catch (cause) {
+    // The limits above should leave nothing to throw; if a library still does, the record must
+    // still reach an outcome rather than hold its partition.
+    throw new InvalidEventError('INVALID', `${type} could not be validated`, { cause });
   }
-  const event = plainToInstance(contract, plain);
-  const errors = await validate(event, { forbidUnknownValues: true });
-  if (errors.length > 0) {
+  const unknown = flatten(errors, (rule) => rule === 'whitelistValidation');
+  if (unknown.length > 0) {
     throw new InvalidEventError(
-      'INVALID',
-      `${type as string} is invalid: ${flatten(errors).join('; ')}`,
+      'UNKNOWN_FIELD',
+      `${type} has unknown fields: ${unknown.join('; ')}`,
     );
   }
-  return event as InboundEvent;
-}
-
-function fromBinaryMode(headers: IHeaders, data: unknown): Record<string, unknown> {
-  const event: Record<string, unknown> = { data };
-  for (const name of BINARY_ATTRIBUTES) {
-    const value = header(headers, `ce_${name}`);
-    if (value !== undefined) event[name] = value;
+  if (errors.length > 0) {
+    throw new InvalidEventError('INVALID', `${type} is invalid: ${flatten(errors).join('; ')}`);
   }
-  return event;
-}
-
-function header(headers: IHeaders, name: string): string | undefined {
-  const value = headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined ? undefined : first.toString();
+  return event as InboundEvent;
 }
 
 function describeType(type: unknown): string {
@@ -70,11 +115,21 @@ function describeType(type: unknown): string {
   return /^[a-z0-9_.-]{1,100}$/i.test(type) ? `'${type}'` : '(malformed)';
 }
 
-/** `data.email fails isEmail` style messages: property paths and rules, never values. */
-function flatten(errors: ValidationError[], prefix = ''): string[] {
+/**
+ * `data.email fails isEmail` style messages: property paths and rules, never values. A property
+ * name comes from the input when it is an unknown field, so it is quoted only if it looks like one.
+ */
+function flatten(
+  errors: ValidationError[],
+  include: (rule: string) => boolean = () => true,
+  prefix = '',
+): string[] {
   return errors.flatMap((error) => {
-    const path = `${prefix}${error.property}`;
-    const own = Object.keys(error.constraints ?? {}).map((rule) => `${path} fails ${rule}`);
-    return [...own, ...flatten(error.children ?? [], `${path}.`)];
+    const name = /^[A-Za-z0-9_$-]{1,64}$/.test(error.property) ? error.property : '(unnamed)';
+    const path = `${prefix}${name}`;
+    const own = Object.keys(error.constraints ?? {})
+      .filter(include)
+      .map((rule) => (rule === 'whitelistValidation' ? path : `${path} fails ${rule}`));
+    return [...own, ...flatten(error.children ?? [], include, `${path}.`)];
   });
 }

@@ -1,4 +1,16 @@
-export type InvalidEventCode = 'UNPARSEABLE' | 'INVALID' | 'UNKNOWN_TYPE' | 'OVERSIZED';
+/** Why a record was dead-lettered; the README's dead-letter section says what triggers each. */
+export type InvalidEventCode =
+  | 'UNPARSEABLE'
+  | 'OVERSIZED'
+  | 'INVALID_ENCODING'
+  | 'UNSUPPORTED_CONTENT_TYPE'
+  | 'TOO_COMPLEX'
+  | 'INVALID_CLOUDEVENT'
+  | 'UNKNOWN_TYPE'
+  | 'WRONG_TOPIC'
+  | 'UNKNOWN_FIELD'
+  | 'INVALID'
+  | 'TEMPLATE_FAILED';
 
 /**
  * Input that can never succeed, however often it is retried: it goes to the dead-letter topic.
@@ -11,7 +23,8 @@ export class InvalidEventError extends Error {
   constructor(
     readonly code: InvalidEventCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
