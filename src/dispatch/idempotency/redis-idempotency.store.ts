@@ -98,18 +98,34 @@ declare module 'ioredis' {
   }
 }
 
+/** How the store watches its one connection; shortened by tests. */
+export interface RedisConnectionOptions {
+  /** How often a PING goes out while the connection is up. */
+  pingIntervalMs: number;
+  /** A PING unanswered for this long makes the store count as unreachable (a hung Redis). */
+  pingTimeoutMs: number;
+}
+
+const DEFAULT_CONNECTION: RedisConnectionOptions = { pingIntervalMs: 1_000, pingTimeoutMs: 3_000 };
+
 /** The production store: shared by every replica, so a rebalance cannot cause a second send. */
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly logger = new Logger(RedisIdempotencyStore.name);
   private readonly redis: Redis;
+  private readonly secrets: string[];
   private reachable = true;
+  private lastError?: string;
+  private pingSentAt?: number;
+  private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
     url: string,
     private readonly ttlSeconds: number,
     private readonly prefix = 'mailbridge:idem:',
     private readonly now: () => number = Date.now,
+    private readonly connection: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
+    this.secrets = secretsOf(url);
     // Auto-pipelining sends the claims of a whole batch in one round trip. Commands wait while
     // Redis is unreachable (no retry limit): nothing is sent to the vendor without a claim.
     this.redis = new Redis(url, {
@@ -122,17 +138,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    // Said once per outage, not once per reconnection attempt.
+    // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.redis.on('error', (error: Error) => {
-      if (!this.reachable) return;
-      this.reachable = false;
-      this.logger.error(`Redis unreachable, sends wait until it is back: ${error.message}`);
+      this.lastError = this.redact(error.message);
+      this.lost(this.lastError);
     });
-    this.redis.on('ready', () => {
-      if (this.reachable) return;
-      this.reachable = true;
-      this.logger.log('Redis reachable again');
-    });
+    this.redis.on('ready', () => this.regained());
+    // A Redis that hangs (paused, or its host gone without closing the connection) raises no
+    // error: the connection stays up and commands wait. Only an unanswered PING tells.
+    this.pingTimer = setInterval(() => this.ping(), connection.pingIntervalMs);
+    this.pingTimer.unref();
   }
 
   /**
@@ -143,9 +158,18 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (this.redis.status === 'wait') await this.redis.connect();
   }
 
-  /** Whether the connection is up: while it is not, claims wait and nothing is sent. */
+  /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
   get connected(): boolean {
-    return this.redis.status === 'ready';
+    return this.connectionProblem === undefined;
+  }
+
+  /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
+  get connectionProblem(): string | undefined {
+    const status = this.redis.status;
+    if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
+    const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
+    if (waited >= this.connection.pingTimeoutMs) return `no answer to PING for ${waited} ms`;
+    return undefined;
   }
 
   async heartbeat(instance: string, ttlMs: number): Promise<void> {
@@ -214,10 +238,58 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.pingTimer);
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private ping(): void {
+    if (this.pingSentAt !== undefined) {
+      const problem = this.connectionProblem;
+      if (problem !== undefined && this.redis.status === 'ready') this.lost(problem);
+      return;
+    }
+    if (this.redis.status !== 'ready') return; // reconnecting: the error listener has said so
+    this.pingSentAt = this.now();
+    this.redis.ping().then(
+      () => {
+        this.pingSentAt = undefined;
+        this.regained();
+      },
+      () => (this.pingSentAt = undefined), // a lost connection, which its error event reports
+    );
+  }
+
+  /** Said once per outage, not once per reconnection attempt or unanswered PING. */
+  private lost(problem: string): void {
+    if (!this.reachable) return;
+    this.reachable = false;
+    this.logger.error(`Redis unreachable, sends wait until it is back: ${problem}`);
+  }
+
+  private regained(): void {
+    if (this.reachable || !this.connected) return;
+    this.reachable = true;
+    this.lastError = undefined;
+    this.logger.log('Redis reachable again');
+  }
+
+  /** A Redis URL may carry a password, and an error message may repeat the URL. */
+  private redact(message: string): string {
+    return this.secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), message);
   }
 
   private liveKey(instance: string): string {
     return `${this.prefix}instance:${instance}`;
+  }
+}
+
+/** The password of a Redis URL, as written and decoded; none for a URL without one. */
+function secretsOf(url: string): string[] {
+  try {
+    const password = new URL(url).password;
+    if (!password) return [];
+    return [...new Set([password, decodeURIComponent(password)])];
+  } catch {
+    return [];
   }
 }
