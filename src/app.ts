@@ -10,7 +10,7 @@ import { ConsumerStatus } from './inbound/consumer-status';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { VendorGate } from './dispatch/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
-import { ensureTopics } from './kafka/kafka.provider';
+import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 
 /**
  * Builds the service and starts its HTTP server, so that `/health/live` answers (and
@@ -47,12 +47,15 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
 }
 
 /**
- * Creates missing topics (when configured) and starts the Kafka transport. Resolves once the
- * consumer has joined its group; rejects when it cannot start (broker unreachable after kafkajs'
- * retries, for one), which the caller must treat as fatal.
+ * Creates missing topics (KAFKA_CREATE_TOPICS=true) or checks that they all exist, then starts
+ * the Kafka transport. Resolves once the consumer has joined its group; rejects when it cannot
+ * start (a topic missing, the broker unreachable after kafkajs' retries), which the caller must
+ * treat as fatal.
  */
 export async function startConsuming(app: INestApplication, config: AppConfig): Promise<void> {
-  if (config.kafka.createTopics) await ensureTopics(app.get(Kafka), config);
+  const kafka = app.get(Kafka);
+  if (config.kafka.createTopics) await ensureTopics(kafka, config);
+  else await checkTopicsExist(kafka, config);
   await app.startAllMicroservices();
   new Logger('mailbridge').log(`started in ${config.mode} mode`);
 }

@@ -1,7 +1,15 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, type Admin, type LogEntry, type SASLOptions } from 'kafkajs';
-import { AppConfig } from '../config/app-config';
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type KafkaConfig,
+  type LogEntry,
+  type SASLOptions,
+} from 'kafkajs';
+import { AppConfig, type TopicsConfig } from '../config/app-config';
+import { MissingTopicsError, type ConfiguredTopic } from './missing-topics.error';
 
 const kafkaLogger = new Logger('kafkajs');
 
@@ -16,7 +24,8 @@ function logCreator() {
   };
 }
 
-export function createKafka(config: AppConfig): Kafka {
+/** `overrides` replace the defaults below, for a client with other needs (the broker probe). */
+export function createKafka(config: AppConfig, overrides: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({
     clientId: config.kafka.clientId,
     brokers: config.kafka.brokers,
@@ -26,7 +35,47 @@ export function createKafka(config: AppConfig): Kafka {
     logLevel: logLevel.INFO,
     logCreator,
     retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
+    ...overrides,
   });
+}
+
+/** The variable that configures each topic; the type makes a new topic add its line here. */
+const TOPIC_VARIABLES: Record<keyof TopicsConfig, string> = {
+  userSignedUp: 'TOPIC_USER_SIGNED_UP',
+  orderPlaced: 'TOPIC_ORDER_PLACED',
+  campaignRequested: 'TOPIC_CAMPAIGN_REQUESTED',
+  contactListRequested: 'TOPIC_CONTACT_LIST_REQUESTED',
+  campaignSent: 'TOPIC_CAMPAIGN_SENT',
+  contactListCreated: 'TOPIC_CONTACT_LIST_CREATED',
+  dispatchFailed: 'TOPIC_DISPATCH_FAILED',
+  deadLetter: 'TOPIC_DEAD_LETTER',
+};
+
+/** Every topic mailbridge reads or writes, with the variable that names it. */
+export function configuredTopics(topics: TopicsConfig): ConfiguredTopic[] {
+  return (Object.keys(TOPIC_VARIABLES) as Array<keyof TopicsConfig>).map((key) => ({
+    variable: TOPIC_VARIABLES[key],
+    topic: topics[key],
+  }));
+}
+
+/**
+ * Fails with a {@link MissingTopicsError} naming every topic that does not exist. Run instead of
+ * {@link ensureTopics} when topics are provisioned: otherwise the consumer's first metadata
+ * request would fail without naming the topic, or, on a broker with `auto.create.topics.enable`
+ * (Kafka's default), create it with the broker's defaults (one partition). kafkajs' admin never
+ * asks the broker to create a topic, and `listTopics` names none.
+ */
+export async function checkTopicsExist(kafka: Kafka, config: AppConfig): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = configuredTopics(config.topics).filter(({ topic }) => !existing.has(topic));
+    if (missing.length > 0) throw new MissingTopicsError(missing);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Creates the topics mailbridge reads and writes when they are missing; existing ones are left alone. */
