@@ -1,3 +1,4 @@
+import { normalisedAddress } from '../vendor/vendor-request.validator';
 import type { CampaignContent } from '../templates/template';
 import { ClaimLostError } from './idempotency/claim-lost.error';
 import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
@@ -103,7 +104,7 @@ export class CampaignBatcher {
         batch.timer = setTimeout(() => this.flush(batchKey), this.options.lingerMs);
       }
       batch.entries.push({ recipients, action, resolve, reject });
-      for (const r of recipients) batch.emails.add(r.email.toLowerCase());
+      for (const r of recipients) batch.emails.add(normalisedAddress(r.email));
       batch.count += recipients.length;
       batch.bytes += bytes;
       if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
@@ -118,7 +119,7 @@ export class CampaignBatcher {
   }
 
   private fits(batch: OpenBatch, recipients: CampaignRecipient[], bytes: number): boolean {
-    if (recipients.some((r) => batch.emails.has(r.email.toLowerCase()))) return false;
+    if (recipients.some((r) => batch.emails.has(normalisedAddress(r.email)))) return false;
     return (
       batch.count + recipients.length <= this.options.maxRecipients &&
       batch.bytes + bytes <= this.options.maxBytes

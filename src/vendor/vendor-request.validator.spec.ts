@@ -70,6 +70,15 @@ describe(checkCampaign.name, () => {
       'only List-Unsubscribe and X- headers',
     ],
     ['a numeric subject', { subject: 5 }, 'subject must be a string'],
+    ['a bidi override in the subject', { subject: 'Invoice \u202Egnp.exe' }, 'invisible'],
+    ['a NUL in the preview', { preview: 'a\u0000b' }, 'preview contains a line break'],
+    ['a tab in the subject', { subject: 'a\tb' }, 'subject contains a control'],
+    ['a subject of 999 characters', { subject: 'x'.repeat(999) }, 'longer than 998'],
+    [
+      'a zero-width space in the sender address',
+      { sender: { from: { name: 'S', email: 'shop\u200B@shop.example' } } },
+      'sender.from: email contains a control or invisible character',
+    ],
     ['a string disableTrackingLinks', { disableTrackingLinks: 'yes' }, 'must be a boolean'],
     [
       'recipients that are not an array',
@@ -114,6 +123,40 @@ describe(checkCampaign.name, () => {
       { index: 5, problem: 'recipients.to[5]: attributes.FIRST_NAME must be a string' },
     ]);
     expect(JSON.stringify(check)).not.toContain('Bcc');
+  });
+
+  it('sends an address once per request, whatever its case or Unicode form', () => {
+    const to = [
+      { email: 'Ada@Example.com' },
+      { email: 'ada@example.COM' },
+      { email: 'jos\u00e9@example.com' },
+      { email: 'jose\u0301@example.com' }, // the same address, decomposed
+    ] as CampaignRequest['recipients']['to'];
+    const check = checkCampaign({ ...base, recipients: { to } });
+    expect(check.sendable).toEqual([0, 2]);
+    expect(check.refused.map((r) => r.problem)).toEqual([
+      "recipients.to[1]: repeats an earlier recipient's address",
+      "recipients.to[3]: repeats an earlier recipient's address",
+    ]);
+  });
+
+  it('refuses invisible characters in addresses and names, and keeps the joiners names need', () => {
+    const to = [
+      { email: 'a\u200D@example.com' },
+      { email: 'b@example.com', name: 'Eve \u2066admin\u2069' },
+      { email: 'c@example.com', name: '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645' }, // ZWNJ in Persian
+      { email: 'd@example.com', name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' },
+      { email: 'e@example.com', attributes: { 'FIRST NAME': 'x' } },
+      { email: 'f@example.com', attributes: { ADDRESS: 'street\nline two', BELL: 'a\u0007' } },
+    ] as CampaignRequest['recipients']['to'];
+    const check = checkCampaign({ ...base, recipients: { to } });
+    expect(check.sendable).toEqual([2, 3]);
+    expect(check.refused.map((r) => r.problem)).toEqual([
+      'recipients.to[0]: email contains a control or invisible character',
+      'recipients.to[1]: name contains a control or invisible character',
+      'recipients.to[4]: an attribute name is not a plain word',
+      'recipients.to[5]: attributes.BELL contains a control character',
+    ]);
   });
 });
 
@@ -163,6 +206,22 @@ describe(checkContactList.name, () => {
       { name: 'L', members: [{ email: 'a@b.c', lastPurchasePrice: 3500 }] },
       'lastPurchasePrice must be a string',
     ],
+    [
+      'the same address twice, differing in case',
+      { name: 'L', members: [{ email: 'a@b.c' }, { email: 'A@B.C' }] },
+      "members[1].email repeats an earlier member's address",
+    ],
+    [
+      'a line break in a member field',
+      { name: 'L', members: [{ email: 'a@b.c', city: 'X\r\nY' }] },
+      'members[0].city contains a line break',
+    ],
+    [
+      'an invisible character in a tag',
+      { name: 'L', members: [{ email: 'a@b.c', tags: ['vip\u200B'] }] },
+      'members[0].tags contains a control or invisible character',
+    ],
+    ['a line break in the list name', { name: 'L\nX' }, 'name contains a line break'],
     [
       'tags as a string',
       { name: 'L', members: [{ email: 'a@b.c', tags: 'vip' }] },
