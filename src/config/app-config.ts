@@ -73,6 +73,8 @@ export interface BatchingConfig {
   maxBytes: number;
   contactListWindowMs: number;
   contactListMaxMembers: number;
+  /** A window starting further ahead of our clock than this is replaced by the current one. */
+  contactListClockSkewMs: number;
   contactListNamePattern: string;
   pauseOnVendorFailureMs: number;
   pauseOnAuthFailureMs: number;
@@ -190,6 +192,7 @@ export class AppConfig {
         maxBytes: env.BATCH_MAX_BYTES,
         contactListWindowMs: env.CONTACT_LIST_WINDOW_MS,
         contactListMaxMembers: env.CONTACT_LIST_MAX_MEMBERS,
+        contactListClockSkewMs: env.CONTACT_LIST_CLOCK_SKEW_MS,
         contactListNamePattern: env.CONTACT_LIST_NAME_PATTERN,
         pauseOnVendorFailureMs: env.PAUSE_ON_VENDOR_FAILURE_MS,
         pauseOnAuthFailureMs: env.PAUSE_ON_AUTH_FAILURE_MS,

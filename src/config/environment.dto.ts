@@ -291,6 +291,12 @@ export class EnvironmentVariables {
   @Min(1)
   CONTACT_LIST_MAX_MEMBERS!: number;
 
+  /** How far ahead of our clock an order's `placedAt` may be and still choose its own window. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  CONTACT_LIST_CLOCK_SKEW_MS!: number;
+
   @Matches(/\{window\}/, { message: 'CONTACT_LIST_NAME_PATTERN must contain {window}' })
   CONTACT_LIST_NAME_PATTERN!: string;
 

@@ -32,6 +32,7 @@ describe(ContactListBatcher.name, () => {
       maxMembers: 100,
       lingerMs: 500,
       namePattern: 'new-customers-{window}',
+      clockSkewMs: 30_000,
     });
     const a = batcher.addToWindow('new-customers', window, [member(1)]);
     const b = batcher.addToWindow('new-customers', window, [member(2)]);
@@ -46,12 +47,33 @@ describe(ContactListBatcher.name, () => {
     expect(ra.memberCount).toBe(2);
   });
 
+  it('takes a window far ahead of its clock to be the current one, and one near as it is', async () => {
+    const creator = new RecordingCreator();
+    const options = {
+      maxMembers: 100,
+      lingerMs: 0,
+      namePattern: 'l-{window}',
+      clockSkewMs: 30_000,
+    };
+    const batcher = new ContactListBatcher(creator, options);
+    const at = (iso: string) => ({ start: new Date(iso), end: new Date(Date.parse(iso) + 60_000) });
+    // The clock reads 10:00:30: an order "placed" at 12:00 would otherwise wait two hours.
+    const farAhead = batcher.addToWindow('l', at('2026-11-21T12:00:00Z'), [member(1)]);
+    const nearAhead = batcher.addToWindow('l', at('2026-11-21T10:01:00Z'), [member(2)]);
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect((await farAhead).name).toBe('l-20261121T1000Z');
+    expect(creator.lists.map((l) => l.name)).toEqual(['l-20261121T1000Z']);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect((await nearAhead).name).toBe('l-20261121T1001Z');
+  });
+
   it('keeps a repeated address once, with its latest details', async () => {
     const creator = new RecordingCreator();
     const batcher = new ContactListBatcher(creator, {
       maxMembers: 100,
       lingerMs: 0,
       namePattern: 'l-{window}',
+      clockSkewMs: 30_000,
     });
     const first = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'A' })]);
     const second = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'B' })]);
@@ -67,6 +89,7 @@ describe(ContactListBatcher.name, () => {
       maxMembers: 2,
       lingerMs: 0,
       namePattern: 'l-{window}',
+      clockSkewMs: 30_000,
     });
     await expect(
       Promise.all([
@@ -87,7 +110,12 @@ describe(ContactListBatcher.name, () => {
   it('never creates a name twice, across instances sharing a store or after a lost answer', async () => {
     const store = new MemoryIdempotencyStore(3600);
     const creator = new RecordingCreator();
-    const options = { maxMembers: 100, lingerMs: 0, namePattern: 'l-{window}' };
+    const options = {
+      maxMembers: 100,
+      lingerMs: 0,
+      namePattern: 'l-{window}',
+      clockSkewMs: 30_000,
+    };
     // Two replicas (or one before and after a restart) with the same window.
     const one = new ContactListBatcher(creator, options, store);
     const two = new ContactListBatcher(creator, options, store);
@@ -118,6 +146,7 @@ describe(ContactListBatcher.name, () => {
       maxMembers: 100,
       lingerMs: 0,
       namePattern: 'l-{window}',
+      clockSkewMs: 30_000,
     });
     const at = (s: number) => new Date(Date.parse('2026-11-21T10:00:00Z') + s * 1000);
     const lists = [0, 10].map((s) =>

@@ -1,3 +1,4 @@
+import { normalisedAddress } from '../vendor/vendor-request.validator';
 import { VendorError } from '../vendor/vendor.errors';
 import type { ContactListCreated, ContactListRequest, ContactMember } from '../vendor/vendor.types';
 import { ClaimLostError } from './idempotency/claim-lost.error';
@@ -22,6 +23,11 @@ export interface ContactListBatcherOptions {
   lingerMs: number;
   /** List name for a window, e.g. `new-customers-{window}`. */
   namePattern: string;
+  /**
+   * How far a window may start ahead of our clock (producers' clocks run ahead, a little). A
+   * window further ahead is taken to be the current one, so no record waits on it for long.
+   */
+  clockSkewMs: number;
 }
 
 /** Claims marked before a list is created, outcomes recorded when it is; list numbers shared. */
@@ -96,6 +102,7 @@ export class ContactListBatcher {
     members: ContactMember[],
     action?: ListedAction,
   ): Promise<ContactListDelivery> {
+    window = this.withinReach(window);
     return new Promise((resolve, reject) => {
       const key = `${listKey}@${window.start.toISOString()}`;
       let list = this.open.get(key);
@@ -109,6 +116,19 @@ export class ContactListBatcher {
       list.memberCount += members.length;
       if (list.memberCount >= this.options.maxMembers) this.flush(key);
     });
+  }
+
+  /**
+   * The window itself, unless it starts more than `clockSkewMs` ahead of our clock: then the
+   * window of the same length that holds the present. A record then waits at most about
+   * `clockSkewMs` + the window + `lingerMs` for its list, whatever time its event claims.
+   */
+  private withinReach(window: { start: Date; end: Date }): { start: Date; end: Date } {
+    const now = this.now();
+    if (window.start.getTime() - now <= this.options.clockSkewMs) return window;
+    const length = Math.max(1, window.end.getTime() - window.start.getTime());
+    const start = Math.floor(now / length) * length;
+    return { start: new Date(start), end: new Date(start + length) };
   }
 
   async drain(): Promise<void> {
@@ -132,7 +152,7 @@ export class ContactListBatcher {
     const waiters = await this.stillHeld(list.waiters);
     if (waiters.length === 0) return;
     const members = new Map<string, ContactMember>();
-    for (const m of waiters.flatMap((w) => w.members)) members.set(m.email.toLowerCase(), m);
+    for (const m of waiters.flatMap((w) => w.members)) members.set(normalisedAddress(m.email), m);
     const name = this.spare.get(key) ?? (await this.nextName(list.window));
     this.spare.delete(key);
     let created: ContactListCreated;

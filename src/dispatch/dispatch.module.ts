@@ -65,6 +65,7 @@ import { VendorGate } from './vendor.gate';
             maxMembers: batching.contactListMaxMembers,
             lingerMs: batching.lingerMs,
             namePattern: batching.contactListNamePattern,
+            clockSkewMs: batching.contactListClockSkewMs,
           },
           store,
         ),
