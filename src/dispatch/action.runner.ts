@@ -6,7 +6,7 @@ import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { InboundMessage } from '../inbound/inbound-message';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
-import type { Template } from '../templates/template';
+import type { Template, TemplateAction } from '../templates/template';
 import { ClaimLostError } from './idempotency/claim-lost.error';
 import {
   IDEMPOTENCY_STORE,
@@ -16,9 +16,15 @@ import {
 } from './idempotency/idempotency.store';
 import { InstanceLiveness } from './idempotency/instance-liveness';
 import { resultFor } from './result.factory';
-import { ambiguousFailure, VendorDispatcher } from './vendor.dispatcher';
+import { ambiguousFailure, VendorDispatcher, type ActionTicket } from './vendor.dispatcher';
 
 export type ActionOutcome = StoredOutcome['status'] | 'duplicate';
+
+/** A template and the action it planned for an event. */
+export interface PlannedAction {
+  template: Template;
+  action: TemplateAction;
+}
 
 const BUSY_RETRY_MS = 500;
 
@@ -42,10 +48,12 @@ export class ActionRunner {
     private readonly instance: InstanceLiveness,
   ) {}
 
+  /** `park` is called when the outcome starts waiting on a timer (see `RecordContext`). */
   async run(
     event: InboundEvent,
-    template: Template,
+    { template, action }: PlannedAction,
     message: InboundMessage,
+    park?: () => void,
   ): Promise<ActionOutcome> {
     const key = `${event.id}:${template.name}`;
     const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
@@ -76,7 +84,7 @@ export class ActionRunner {
         }
         ambiguous = true;
       }
-      outcome = await this.send(key, holder, template, event, ambiguous);
+      outcome = await this.send(key, holder, action, { ambiguous, park });
     }
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
     // a record that did not land are recorded here.
@@ -90,9 +98,8 @@ export class ActionRunner {
   private async send(
     key: string,
     holder: ClaimHolder,
-    template: Template,
-    event: InboundEvent,
-    ambiguous: boolean,
+    action: TemplateAction,
+    ticket: Pick<ActionTicket, 'ambiguous' | 'park'>,
   ): Promise<StoredOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
@@ -103,7 +110,7 @@ export class ActionRunner {
       );
     }, claimTtlMs / 3);
     try {
-      return await this.vendor.execute(template.plan(event), { claim: { key, holder }, ambiguous });
+      return await this.vendor.execute(action, { claim: { key, holder }, ...ticket });
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
       await this.store.release(key, holder).catch(() => undefined);

@@ -3,11 +3,11 @@ import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { parseEvent } from '../inbound/event.parser';
 import type { InboundMessage } from '../inbound/inbound-message';
-import { InvalidEventError } from '../inbound/invalid-event.error';
+import { InvalidEventError, type InvalidEventCode } from '../inbound/invalid-event.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import { TemplateRegistry } from '../templates/template.registry';
-import { ActionRunner } from './action.runner';
+import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome } from './dispatch-outcome';
 
 /**
@@ -27,13 +27,17 @@ export class DispatchService {
     private readonly metrics: MetricsService,
   ) {}
 
-  async dispatch(message: InboundMessage): Promise<DispatchOutcome> {
+  /**
+   * `park` is called when the record's outcome starts waiting on a timer (a contact-list window),
+   * so that the transport stops holding other records for it.
+   */
+  async dispatch(message: InboundMessage, park?: () => void): Promise<DispatchOutcome> {
     let event: InboundEvent;
     try {
       event = await parseEvent(message, this.config.consumer.maxEventBytes);
     } catch (error) {
-      if (!(error instanceof InvalidEventError)) throw error;
-      return this.deadLetter(message, error);
+      // Parsing does no I/O: whatever it throws, it would throw again. Never a failed batch.
+      return this.deadLetter(message, asInvalid(error, 'INVALID', 'the event could not be read'));
     }
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
@@ -42,7 +46,26 @@ export class DispatchService {
         new InvalidEventError('UNKNOWN_TYPE', `no template handles '${event.type}'`),
       );
     }
-    const outcomes = await Promise.all(templates.map((t) => this.runner.run(event, t, message)));
+    let planned: PlannedAction[];
+    try {
+      // Templates are pure: an event one of them cannot plan will never be planned.
+      planned = templates.map((template) => ({ template, action: template.plan(event) }));
+    } catch (error) {
+      return this.deadLetter(
+        message,
+        asInvalid(error, 'TEMPLATE_FAILED', `a template for '${event.type}' could not plan it`),
+      );
+    }
+    // A record parks once one of its actions waits on a timer; its other actions run on.
+    let parked = false;
+    const parkOnce = (): void => {
+      if (parked) return;
+      parked = true;
+      park?.();
+    };
+    const outcomes = await Promise.all(
+      planned.map((p) => this.runner.run(event, p, message, parkOnce)),
+    );
     return {
       kind: 'dispatched',
       actions: Object.fromEntries(templates.map((t, i) => [t.name, outcomes[i]])),
@@ -60,4 +83,14 @@ export class DispatchService {
     );
     return { kind: 'dead-lettered', errorCode: error.code };
   }
+}
+
+/**
+ * An error from code that does no I/O, as a dead-letter reason. Only the error's class is named:
+ * its message may quote the event.
+ */
+function asInvalid(error: unknown, code: InvalidEventCode, what: string): InvalidEventError {
+  if (error instanceof InvalidEventError) return error;
+  const name = error instanceof Error ? error.name : typeof error;
+  return new InvalidEventError(code, `${what} (${name})`);
 }

@@ -14,6 +14,8 @@ export interface ActionTicket {
   claim: HeldClaim;
   /** An earlier attempt may already have reached the vendor (taken over, policy `resend`). */
   ambiguous: boolean;
+  /** Called when the outcome starts waiting on a timer (a contact-list window). */
+  park?: () => void;
 }
 
 export const AMBIGUOUS_SEND = 'AMBIGUOUS_SEND';
@@ -114,15 +116,19 @@ export class VendorDispatcher {
     for (;;) {
       await this.gate.waitOpen();
       try {
-        const created =
-          action.mode === 'exact'
-            ? await this.contactLists.createExact(action.name, action.members, listed)
-            : await this.contactLists.addToWindow(
-                action.listKey,
-                action.window,
-                action.members,
-                listed,
-              );
+        let created: ContactListDelivery;
+        if (action.mode === 'exact') {
+          created = await this.contactLists.createExact(action.name, action.members, listed);
+        } else {
+          // The list is made when the window closes: the transport need not wait for it.
+          ticket.park?.();
+          created = await this.contactLists.addToWindow(
+            action.listKey,
+            action.window,
+            action.members,
+            listed,
+          );
+        }
         this.countLostAnswers(created.ambiguousAttempts);
         return createdWith(created);
       } catch (error) {

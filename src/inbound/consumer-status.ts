@@ -5,6 +5,8 @@ interface PartitionWork {
   end: bigint;
   /** The offset after the last record that, with all before it, reached its outcome. */
   done: bigint;
+  /** Records waiting on a timer (a contact-list window): a known wait, not a stall. */
+  parked: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export class ConsumerStatus {
   private readonly work = new Map<string, PartitionWork>();
   /** When work last moved: a record finished, or work appeared where there was none. */
   private progressAt = 0;
+  private crashes = 0;
 
   markJoined(): void {
     if (this.fatal !== undefined) return;
@@ -34,6 +37,17 @@ export class ConsumerStatus {
   markDown(problem: string): void {
     this.joined = false;
     this.problem = problem;
+  }
+
+  /** The consumer crashed (kafkajs restarts it, or not: see {@link markFailed}). */
+  crashed(problem: string): void {
+    this.crashes += 1;
+    this.markDown(problem);
+  }
+
+  /** Crashes since start: each one refetches every unfinished record of every partition. */
+  get crashCount(): number {
+    return this.crashes;
   }
 
   /** The consumer crashed and will not be restarted: only a new process helps. */
@@ -63,7 +77,7 @@ export class ConsumerStatus {
     const end = BigInt(lastOffset) + 1n;
     const known = this.work.get(key);
     if (known) known.end = end > known.end ? end : known.end;
-    else this.work.set(key, { end, done: BigInt(firstOffset) });
+    else this.work.set(key, { end, done: BigInt(firstOffset), parked: 0 });
   }
 
   /** A record finished; `next` is the partition's new committable offset when it moved. */
@@ -71,6 +85,12 @@ export class ConsumerStatus {
     this.progressAt = now;
     const known = this.work.get(`${topic}|${partition}`);
     if (known && next !== undefined && BigInt(next) > known.done) known.done = BigInt(next);
+  }
+
+  /** A record of the partition parked on a timer (+1), or a parked one finished (-1). */
+  parked(topic: string, partition: number, change: 1 | -1): void {
+    const known = this.work.get(`${topic}|${partition}`);
+    if (known) known.parked = Math.max(0, known.parked + change);
   }
 
   get ready(): boolean {
@@ -86,9 +106,14 @@ export class ConsumerStatus {
     return this.fatal;
   }
 
-  /** Since when fetched records have waited without one finishing; undefined when none wait. */
+  /**
+   * Since when fetched records have waited without one finishing; undefined when none wait. A
+   * partition holding a parked record waits on a timer that ends by itself; it does not count.
+   */
   get stalledSince(): number | undefined {
-    for (const { end, done } of this.work.values()) if (end > done) return this.progressAt;
+    for (const { end, done, parked } of this.work.values()) {
+      if (end > done && parked === 0) return this.progressAt;
+    }
     return undefined;
   }
 }

@@ -1,8 +1,9 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { DispatchOutcome } from '../dispatch/dispatch-outcome';
 import { DispatchService } from '../dispatch/dispatch.service';
 import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
+import { RecordContext } from './record-context';
 
 /** The entry point of every consumed record; the transport awaits the returned outcome. */
 @Controller()
@@ -10,7 +11,8 @@ export class InboundController {
   constructor(private readonly dispatch: DispatchService) {}
 
   @EventPattern(INBOUND_EVENT)
-  handle(@Payload() message: InboundMessage): Promise<DispatchOutcome> {
-    return this.dispatch.dispatch(message);
+  handle(@Payload() message: InboundMessage, @Ctx() context: unknown): Promise<DispatchOutcome> {
+    const park = context instanceof RecordContext ? () => context.park() : undefined;
+    return this.dispatch.dispatch(message, park);
   }
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { Server, type MessageHandler, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isObservable, lastValueFrom } from 'rxjs';
@@ -7,6 +7,7 @@ import type { ConsumerStatus } from './consumer-status';
 import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
+import { RecordContext } from './record-context';
 import { settleWithin } from './settle-within';
 
 export interface KafkaBatchServerOptions {
@@ -64,6 +65,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   private committer?: OffsetCommitter;
   private readonly limit: LimitFunction;
   private readonly batches = new Set<Promise<void>>();
+  /** Records parked on a timer, finishing after their batch returned. */
+  private readonly parked = new Set<Promise<void>>();
+  private readonly progress = new Map<string, PartitionProgress>();
   private commitTimer?: NodeJS.Timeout;
   /** Resolves when a stop gives up on in-flight records, so running batches return at once. */
   private readonly abandoned: Promise<void>;
@@ -99,7 +103,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       .beforeStop?.()
       .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
     const drained = await settleWithin(
-      Promise.all([...this.batches]),
+      Promise.all([...this.batches, ...this.parked]),
       this.options.shutdownTimeoutMs,
     );
     if (drained.kind === 'timeout') {
@@ -179,8 +183,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
         return;
       }
       const what = `consumer crashed (restart: ${String(restart)}): ${error.name}: ${error.message}`;
-      if (restart) this.consumerStatus.markDown(what);
-      else this.consumerStatus.markFailed(what);
+      this.consumerStatus.crashed(what);
+      if (!restart) this.consumerStatus.markFailed(what);
       this.logger.error(what);
     });
   }
@@ -206,8 +210,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     const handler = this.getHandlerByPattern(INBOUND_EVENT);
     if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
     if (messages.length === 0) return;
-    const generation = committer.generation;
-    const progress = new PartitionProgress(messages.map((m) => m.offset));
+    const progress = this.progressOf(topic, partition, committer.generation);
+    progress.add(messages.map((m) => m.offset));
     this.consumerStatus.fetched(
       topic,
       partition,
@@ -215,30 +219,31 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       messages[messages.length - 1].offset,
     );
     let failure: unknown;
+    let skipped = false;
     const heartbeats = setInterval(() => {
       payload.heartbeat().catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
     }, HEARTBEAT_INTERVAL_MS);
     try {
       const work = Promise.all(
-        messages.map((message, index) =>
+        messages.map((message) =>
           this.limit(async () => {
             // After a failure, a stop or a rebalance, start nothing new: it will be redelivered.
-            if (failure !== undefined || this.stopping || !payload.isRunning()) return;
-            if (payload.isStale()) return;
-            try {
-              const inbound = toInbound(topic, partition, message);
-              const outcome: unknown = await handler(inbound, new BaseRpcContext([inbound]));
-              if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
-            } catch (error) {
-              failure ??= error;
+            if (
+              failure !== undefined ||
+              this.stopping ||
+              !payload.isRunning() ||
+              payload.isStale()
+            ) {
+              skipped = true;
               return;
             }
-            const committable = progress.complete(index);
-            const next = committable === undefined ? undefined : String(BigInt(committable) + 1n);
-            this.consumerStatus.finished(topic, partition, next);
-            if (committable === undefined || next === undefined) return;
-            payload.resolveOffset(committable);
-            committer.offer({ topic, partition, offset: next }, generation);
+            const record = this.handle(handler, toInbound(topic, partition, message), progress);
+            const first = await Promise.race([record.finished, record.parked]);
+            if (first.kind === 'failed') failure ??= first.error;
+            if (first.kind !== 'parked') return;
+            this.trackParked(topic, partition, record.finished);
+            // A parked record gives its slot back only while few are parked: they hold memory.
+            if (this.parked.size > this.options.maxInFlight) await record.finished;
           }),
         ),
       );
@@ -252,9 +257,90 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       await committer.commit();
       throw asError(failure);
     }
+    // Every record is done or parked: fetch on past the parked ones (their offsets stay
+    // uncommitted until they finish, see PartitionProgress).
+    if (!skipped && !this.stopping) payload.resolveOffset(messages[messages.length - 1].offset);
     // Results of this batch are on Kafka: commit them now rather than at the next tick, so that
     // a crash or a rebalance repeats as few results as possible. The stop commits for itself.
     if (!this.stopping) void committer.commit();
+  }
+
+  /**
+   * Runs one record to its outcome. `finished` settles when it has one (or failed); `parked`
+   * when the handler says it waits on a timer. A parked record goes on in the background: when
+   * it finishes it offers its offset like any other, and when it fails its partition is rewound
+   * to it, since the batch that would have thrown is long gone.
+   */
+  private handle(
+    handler: MessageHandler,
+    inbound: InboundMessage,
+    progress: PartitionProgress,
+  ): { finished: Promise<RecordEnd>; parked: Promise<RecordEnd> } {
+    const { topic, partition, offset } = inbound;
+    let isParked = false;
+    let park: () => void = () => undefined;
+    const parked = new Promise<RecordEnd>((resolve) => {
+      park = () => {
+        isParked = true;
+        resolve({ kind: 'parked' });
+      };
+    });
+    const run = async (): Promise<void> => {
+      const outcome: unknown = await handler(inbound, new RecordContext(inbound, park));
+      if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
+    };
+    const finished = run().then(
+      (): RecordEnd => {
+        const next = progress.complete(offset);
+        this.consumerStatus.finished(topic, partition, next);
+        if (next !== undefined) {
+          this.committer?.offer({ topic, partition, offset: next }, progress.generation);
+        }
+        return { kind: 'finished' };
+      },
+      (error: unknown): RecordEnd => {
+        if (isParked) this.rewind(inbound, progress, error);
+        return { kind: 'failed', error };
+      },
+    );
+    return { finished, parked };
+  }
+
+  /** Keeps a parked record in view: a stop waits for it, and liveness does not count it stalled. */
+  private trackParked(topic: string, partition: number, finished: Promise<RecordEnd>): void {
+    const done = finished.then(() => {
+      this.parked.delete(done);
+      this.consumerStatus.parked(topic, partition, -1);
+    });
+    this.parked.add(done);
+    this.consumerStatus.parked(topic, partition, +1);
+  }
+
+  /** A parked record failed: fetch its partition again from it, as a restart would. */
+  private rewind(inbound: InboundMessage, progress: PartitionProgress, error: unknown): void {
+    const { topic, partition, offset } = inbound;
+    if (progress.retired || this.stopping) return;
+    progress.retire();
+    this.progress.delete(`${topic}|${partition}`);
+    this.logger.warn(
+      `record ${topic}/${partition}@${offset} failed after waiting on its window (${asError(error).message}); fetching the partition again from it`,
+    );
+    try {
+      this.consumer?.seek({ topic, partition, offset });
+    } catch (seekError) {
+      this.logger.warn(`rewind of ${topic}/${partition}: ${(seekError as Error).message}`);
+    }
+  }
+
+  /** The partition's progress for this ownership of it: a new one after a rebalance. */
+  private progressOf(topic: string, partition: number, generation: number): PartitionProgress {
+    const key = `${topic}|${partition}`;
+    const known = this.progress.get(key);
+    if (known && known.generation === generation && !known.retired) return known;
+    known?.retire();
+    const fresh = new PartitionProgress(generation);
+    this.progress.set(key, fresh);
+    return fresh;
   }
 
   /** The last commit, while the consumer still runs and owns its partitions. */
@@ -278,6 +364,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     }
   }
 }
+
+type RecordEnd = { kind: 'finished' } | { kind: 'parked' } | { kind: 'failed'; error: unknown };
 
 function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
   if (settled.kind === 'timeout') return 'timed out';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config/config.loader';
 import type { EmailDispatchFailedV1 } from '../../src/contracts/email-dispatch-failed.v1';
 import type { InboundEvent } from '../../src/contracts/inbound-contracts';
-import { ActionRunner } from '../../src/dispatch/action.runner';
+import { ActionRunner, type PlannedAction } from '../../src/dispatch/action.runner';
 import type { StoredOutcome } from '../../src/dispatch/idempotency/idempotency.store';
 import { InstanceLiveness } from '../../src/dispatch/idempotency/instance-liveness';
 import { RedisIdempotencyStore } from '../../src/dispatch/idempotency/redis-idempotency.store';
@@ -48,6 +48,11 @@ const welcome: Template = {
     recipients: [{ email: `${event.id}@example.com` }],
   }),
 };
+
+/** The welcome template with the action it plans for `event`, as the dispatch service runs it. */
+function welcomeFor(event: InboundEvent): PlannedAction {
+  return { template: welcome, action: welcome.plan(event) };
+}
 
 /** A result published again is the same event (same id and data), stamped with a new time. */
 function withoutTime(result: unknown): unknown {
@@ -113,9 +118,9 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const { runner } = startRunner(vendor);
     const event = signUp(1) as unknown as InboundEvent;
     try {
-      const first = runner.run(event, welcome, message);
+      const first = runner.run(event, welcomeFor(event), message);
       await waitFor(() => (vendor.calls.length === 1 ? true : undefined), { what: 'first send' });
-      const second = runner.run(event, welcome, message);
+      const second = runner.run(event, welcomeFor(event), message);
       // Give the second handling every chance to reach the vendor before the first finishes.
       await expect(
         waitFor(() => (vendor.calls.length > 1 ? true : undefined), { timeoutMs: 1_500 }),
@@ -148,7 +153,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const event = signUp(2) as unknown as InboundEvent;
     await diedMidSend(event);
 
-    expect(await runner.run(event, welcome, message)).toBe('sent');
+    expect(await runner.run(event, welcomeFor(event), message)).toBe('sent');
     expect(vendor.calls.map((c) => c.ticket.ambiguous)).toEqual([true]);
     expect((await metrics.ambiguousSends.get()).values).toEqual([
       { value: 1, labels: { cause: 'takeover', resolution: 'resend' } },
@@ -163,7 +168,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const event = signUp(3) as unknown as InboundEvent;
     await diedMidSend(event);
 
-    expect(await runner.run(event, welcome, message)).toBe('failed');
+    expect(await runner.run(event, welcomeFor(event), message)).toBe('failed');
     expect(vendor.calls).toHaveLength(0);
     const [result] = published as EmailDispatchFailedV1[];
     expect(result.type).toBe('email.dispatch.failed.v1');
@@ -172,7 +177,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
       { value: 1, labels: { cause: 'takeover', resolution: 'fail' } },
     ]);
     // A redelivery answers with the same failure: the decision is recorded.
-    const again = await startRunner(vendor, 'fail').runner.run(event, welcome, message);
+    const again = await startRunner(vendor, 'fail').runner.run(event, welcomeFor(event), message);
     expect(again).toBe('duplicate');
     expect(withoutTime(published[1])).toEqual(withoutTime(result));
   });
@@ -187,7 +192,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     await store.claim(`${event.id}:${welcome.name}`, dead, 120_000);
     await store.retire(dead.instance);
 
-    expect(await runner.run(event, welcome, message)).toBe('sent');
+    expect(await runner.run(event, welcomeFor(event), message)).toBe('sent');
     expect(vendor.calls.map((c) => c.ticket.ambiguous)).toEqual([false]);
     expect((await metrics.ambiguousSends.get()).values).toEqual([]);
   });

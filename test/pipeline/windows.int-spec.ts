@@ -1,0 +1,84 @@
+import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
+import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
+import { ConsumerStatus } from '../../src/inbound/consumer-status';
+import { order, signUp } from '../support/events';
+import { groupLag, uniqueName, waitFor } from '../support/kafka-helpers';
+import { PipelineFixture } from '../support/service-harness';
+
+jest.setTimeout(180_000);
+
+/**
+ * A record whose outcome waits on a contact-list window parks: it holds its own offset, and
+ * nothing else. Before, the batch holding it waited for the window, and kafkajs fetches nothing
+ * from a broker until every batch of its last fetch returned: every topic stood still.
+ */
+describe('contact-list windows hold no other work', () => {
+  const fixture = new PipelineFixture();
+  const run = uniqueName('windows');
+  const windowMs = 30_000;
+  const inWindow = order(1, run);
+  const signUps = Array.from({ length: 5 }, (_, i) => signUp(i, run));
+  /** Two hours ahead: the window it names would hold its record for two hours. */
+  const farAhead = order(2, run, new Date(Date.now() + 2 * 3_600_000).toISOString());
+  const confirmations = () =>
+    fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+  const lists = () =>
+    fixture.collector.json<EmailContactListCreatedV1>(fixture.topics.TOPIC_CONTACT_LIST_CREATED);
+  let status: ConsumerStatus;
+
+  beforeAll(async () => {
+    await fixture.start();
+    const app = await fixture.startService({
+      CONTACT_LIST_WINDOW_MS: String(windowMs),
+      BATCH_LINGER_MS: '100',
+    });
+    status = app.get(ConsumerStatus);
+  });
+  afterAll(() => fixture.stop());
+
+  it('answers events of other topics while an order waits for its window', async () => {
+    await fixture.publish('TOPIC_ORDER_PLACED', [inWindow], (o) => o.data.orderId);
+    // Its confirmation sent: the order is in hand, and its list waits for the window to close.
+    await waitFor(() => confirmations().find((r) => r.correlationId === inWindow.id), {
+      what: 'the order confirmation',
+    });
+    await fixture.publish('TOPIC_USER_SIGNED_UP', signUps, (s) => s.data.userId);
+    await waitFor(
+      () =>
+        signUps.every((s) => confirmations().some((r) => r.correlationId === s.id)) || undefined,
+      { what: 'the welcome results', timeoutMs: 60_000 },
+    );
+    // Every sign-up answered, and the window is still open: nothing waited for it.
+    expect(lists()).toHaveLength(0);
+    expect(fixture.sandbox.requests.filter((r) => r.path.endsWith('/contacts'))).toHaveLength(0);
+
+    const created = await waitFor(() => lists().find((r) => r.correlationId === inWindow.id), {
+      what: 'the contact list of the window',
+      timeoutMs: windowMs + 30_000,
+    });
+    expect(created.data.memberCount).toBe(1);
+    // The order's offset is committed once its list exists.
+    await waitFor(
+      async () =>
+        (await groupLag(fixture.kafka, fixture.groupId, fixture.topics.TOPIC_ORDER_PLACED)) === 0 ||
+        undefined,
+      { what: 'the order committed' },
+    );
+  });
+
+  it('puts an order placed two hours ahead into the window of the moment it is handled', async () => {
+    const handledFrom = Math.floor(Date.now() / windowMs) * windowMs;
+    await fixture.publish('TOPIC_ORDER_PLACED', [farAhead], (o) => o.data.orderId);
+    const created = await waitFor(() => lists().find((r) => r.correlationId === farAhead.id), {
+      what: 'the contact list of the far-ahead order',
+      timeoutMs: 30_000 + windowMs + 30_000,
+    });
+    const label = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace(/[-:]/g, '');
+    // `new-customers-<window start>`, named to the second: within the windows of this test.
+    const start = /new-customers-(\d{8}T\d{6})Z/.exec(created.data.name)?.[1];
+    expect(start).toBeDefined();
+    expect(start! >= label(handledFrom)).toBe(true);
+    expect(start! <= label(Date.now())).toBe(true);
+    expect(status.crashCount).toBe(0);
+  });
+});
