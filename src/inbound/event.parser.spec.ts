@@ -1,13 +1,27 @@
 import type { InboundMessage } from './inbound-message';
-import { parseEvent } from './event.parser';
+import type { TopicsConfig } from '../config/app-config';
+import { parseEvent, type ParseOptions } from './event.parser';
 import { InvalidEventError } from './invalid-event.error';
+import { typesByTopic } from './topic-types';
 
 const data = { userId: 'u-1', email: 'ada@example.com', name: 'Ada Lovelace', plan: 'pro' };
 const envelope = { id: 'evt-1', type: 'user.signed_up.v1', time: '2026-11-21T10:00:00Z', data };
 
-function message(value: unknown, headers: InboundMessage['headers'] = {}): InboundMessage {
+const topics = {
+  userSignedUp: 'signups',
+  orderPlaced: 'orders',
+  campaignRequested: 'commands',
+  contactListRequested: 'commands',
+} as TopicsConfig;
+const options: ParseOptions = { maxBytes: 10_000, typesByTopic: typesByTopic(topics) };
+
+function message(
+  value: unknown,
+  headers: InboundMessage['headers'] = {},
+  topic = 'signups',
+): InboundMessage {
   return {
-    topic: 't',
+    topic,
     partition: 0,
     offset: '0',
     timestamp: '0',
@@ -30,7 +44,7 @@ async function errorOf(promise: Promise<unknown>): Promise<InvalidEventError> {
 
 describe(parseEvent.name, () => {
   it('accepts a plain JSON envelope', async () => {
-    const event = await parseEvent(message(envelope), 10_000);
+    const event = await parseEvent(message(envelope), options);
     expect(event).toMatchObject(envelope);
   });
 
@@ -43,7 +57,7 @@ describe(parseEvent.name, () => {
     };
     const event = await parseEvent(
       message(structured, { 'content-type': 'application/cloudevents+json' }),
-      10_000,
+      options,
     );
     expect(event).toMatchObject({ id: 'evt-1', source: '/accounts', specversion: '1.0', data });
   });
@@ -57,7 +71,7 @@ describe(parseEvent.name, () => {
       ce_time: Buffer.from('2026-11-21T10:00:00Z'),
       'content-type': Buffer.from('application/json'),
     };
-    const event = await parseEvent(message(data, headers), 10_000);
+    const event = await parseEvent(message(data, headers), options);
     expect(event).toMatchObject({
       id: 'evt-2',
       type: 'user.signed_up.v1',
@@ -76,12 +90,12 @@ describe(parseEvent.name, () => {
     ['INVALID', message({ ...envelope, data: { ...data, email: 'nope' } })],
     ['OVERSIZED', message({ ...envelope, padding: 'x'.repeat(20_000) })],
   ])('rejects bad input as %s', async (code, bad) => {
-    expect((await errorOf(parseEvent(bad, 10_000))).code).toBe(code);
+    expect((await errorOf(parseEvent(bad, options))).code).toBe(code);
   });
 
   it('names the fields that broke a rule, never the values in them', async () => {
     const error = await errorOf(
-      parseEvent(message({ ...envelope, data: { ...data, email: 'secret@@x' } }), 10_000),
+      parseEvent(message({ ...envelope, data: { ...data, email: 'secret@@x' } }), options),
     );
     expect(error.message).toContain('data.email fails isEmail');
     expect(error.message).not.toContain('secret@@x');
@@ -101,7 +115,43 @@ describe(parseEvent.name, () => {
         items: [{ sku: 'S', name: 'N', quantity: 0, unitPrice: '10.00' }],
       },
     };
-    const error = await errorOf(parseEvent(message(order), 10_000));
+    const error = await errorOf(parseEvent(message(order, {}, 'orders'), options));
     expect(error.message).toContain('data.items.0.quantity fails min');
+  });
+
+  it('accepts two types configured onto one topic, and neither elsewhere', () => {
+    const map = typesByTopic(topics);
+    expect([...map.get('commands')!]).toEqual([
+      'email.campaign.requested.v1',
+      'email.contact_list.requested.v1',
+    ]);
+    expect(map.get('signups')).toEqual(new Set(['user.signed_up.v1']));
+  });
+
+  it('refuses an event on a topic that is not configured at all', async () => {
+    const error = await errorOf(parseEvent(message(envelope, {}, 'elsewhere'), options));
+    expect(error.code).toBe('WRONG_TOPIC');
+  });
+
+  it('refuses a CloudEvents attribute sent twice as a header', async () => {
+    const headers = {
+      ce_specversion: '1.0',
+      ce_id: [Buffer.from('evt-1'), Buffer.from('evt-2')],
+      ce_type: 'user.signed_up.v1',
+      ce_source: '/accounts',
+      ce_time: '2026-11-21T10:00:00Z',
+    };
+    const error = await errorOf(parseEvent(message(data, headers), options));
+    expect(error.code).toBe('INVALID_CLOUDEVENT');
+  });
+
+  it('compares ids as received: no replacement character merges two ids', async () => {
+    const a = Buffer.concat([Buffer.from('{"id":"evt-'), Buffer.from([0xff]), Buffer.from('"}')]);
+    expect((await errorOf(parseEvent(message(a), options))).code).toBe('INVALID_ENCODING');
+  });
+
+  it('keeps the former maxBytes-only form working, without the topic check', async () => {
+    const event = await parseEvent(message(envelope, {}, 'elsewhere'), 10_000);
+    expect(event.id).toBe('evt-1');
   });
 });

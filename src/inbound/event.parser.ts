@@ -36,7 +36,9 @@ export async function parseEvent(
   // topic map; it checks everything but the topic.
   const { maxBytes, typesByTopic } =
     typeof options === 'number' ? { maxBytes: options, typesByTopic: undefined } : options;
-  const { plain, cloudEvent } = readRecord(message, maxBytes);
+  const { plain: record, cloudEvent } = readRecord(message, maxBytes);
+  // The envelope is checked before its `type` is trusted to pick a contract.
+  const plain = cloudEvent ? checkCloudEvent(record) : record;
   const type = plain.type;
   if (typeof type !== 'string' || !Object.hasOwn(INBOUND_CONTRACTS, type)) {
     throw new InvalidEventError('UNKNOWN_TYPE', `unknown event type ${describeType(type)}`);
@@ -47,7 +49,7 @@ export async function parseEvent(
       `${type} is not accepted on topic ${safeName(message.topic)}`,
     );
   }
-  return validated(type, cloudEvent ? checkCloudEvent(plain) : plain);
+  return validated(type, plain);
 }
 
 function readRecord(
