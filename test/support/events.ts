@@ -1,4 +1,5 @@
 import { uniqueName } from './kafka-helpers';
+import { campaignEvent, contactListEvent } from '../hostile/valid-events';
 
 export function signUp(i: number, run = uniqueName('run')) {
   const userId = `u-${i}`;
@@ -43,3 +44,16 @@ export function order(i: number, run = uniqueName('run'), placedAt = new Date().
     },
   };
 }
+
+/** A valid `email.campaign.requested.v1` command with two recipients, unique per `i` and `run`. */
+export function campaignRequested(i: number, run = uniqueName('run')) {
+  return { ...campaignEvent(`${run}-campaign-${i}`), time: new Date().toISOString() };
+}
+
+/** A valid `email.contact_list.requested.v1` command with two members, unique per `i` and `run`. */
+export function contactListRequested(i: number, run = uniqueName('run')) {
+  return { ...contactListEvent(`${run}-contact-list-${i}`), time: new Date().toISOString() };
+}
+
+/** Valid records of every inbound topic, interleaved and in all three encodings (see there). */
+export { interleavedValidEvents } from '../hostile/valid-events';
