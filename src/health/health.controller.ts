@@ -1,28 +1,59 @@
-import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  ServiceUnavailableException,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import {
   IDEMPOTENCY_STORE,
   type IdempotencyStore,
 } from '../dispatch/idempotency/idempotency.store';
 import { VendorGate } from '../dispatch/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
+import { BrokerProbe } from '../kafka/broker-probe';
+import { DependencyStatus } from './dependency-status';
 import { LivenessCheck } from './liveness.check';
+
+/** How often liveness learns whether the dependencies answer. */
+const DEPENDENCY_SAMPLE_MS = 1_000;
 
 /**
  * Liveness: a restart would not help. It answers from the moment the HTTP server listens, before
  * the consumer has joined its group, and fails only when the consumer died for good or fetched
- * records stopped moving while the vendor is reachable (see `LivenessCheck`).
+ * records stopped moving while the vendor gate is open and Redis and the broker answer (see
+ * `LivenessCheck`). An unreachable dependency never fails it: a new process would wait the same.
  *
- * Readiness: able to serve now. The Kafka consumer has joined its group and the vendor has not
- * refused our keys (a replica that cannot send should not count as serving).
+ * Readiness: able to serve now. The broker and Redis answer, the Kafka consumer has joined its
+ * group and the vendor has not refused our keys (a replica that cannot send should not count as
+ * serving). A 503 names every reason at once.
  */
 @Controller('health')
-export class HealthController {
+export class HealthController implements OnModuleInit, OnApplicationShutdown {
+  private readonly dependencies: DependencyStatus;
+
   constructor(
     private readonly consumer: ConsumerStatus,
     private readonly gate: VendorGate,
     private readonly liveness: LivenessCheck,
-    @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
-  ) {}
+    @Inject(IDEMPOTENCY_STORE) store: IdempotencyStore,
+    broker: BrokerProbe,
+  ) {
+    this.dependencies = new DependencyStatus([
+      { name: `the Kafka broker (${broker.brokers})`, problem: () => broker.unreachable },
+      { name: 'the idempotency store (Redis)', problem: () => storeProblem(store) },
+    ]);
+    liveness.alsoWaitFor(this.dependencies);
+  }
+
+  onModuleInit(): void {
+    this.dependencies.start(DEPENDENCY_SAMPLE_MS);
+  }
+
+  onApplicationShutdown(): void {
+    this.dependencies.stop();
+  }
 
   @Get('live')
   live(): { status: 'ok' } {
@@ -35,22 +66,24 @@ export class HealthController {
 
   @Get('ready')
   ready(): { status: 'ready' } {
-    if (!this.consumer.ready) {
-      throw new ServiceUnavailableException({ status: 'not ready', reason: this.consumer.reason });
+    const reasons = this.dependencies.problems();
+    if (!this.consumer.ready && this.consumer.reason !== undefined) {
+      reasons.push(this.consumer.reason);
     }
     const gate = this.gate.state;
     if (!gate.open && gate.reason === 'auth') {
-      throw new ServiceUnavailableException({
-        status: 'not ready',
-        reason: 'the vendor refused the credentials; consumption is paused',
-      });
+      reasons.push('the vendor refused the credentials; consumption is paused');
     }
-    if (!this.store.connected) {
-      throw new ServiceUnavailableException({
-        status: 'not ready',
-        reason: 'the idempotency store (Redis) is unreachable; sends wait for it',
-      });
+    if (reasons.length > 0) {
+      throw new ServiceUnavailableException({ status: 'not ready', reason: reasons.join('; ') });
     }
     return { status: 'ready' };
   }
+}
+
+/** The Redis store says why it is unreachable; any other store only whether it is. */
+function storeProblem(store: IdempotencyStore): string | undefined {
+  if (store.connected) return undefined;
+  const cause = (store as { connectionProblem?: string }).connectionProblem;
+  return `${cause ?? 'not connected'}; sends wait for it`;
 }

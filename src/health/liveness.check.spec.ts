@@ -1,6 +1,6 @@
 import type { GateState } from '../dispatch/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
-import { LivenessCheck, type GateView } from './liveness.check';
+import { LivenessCheck, type GateView, type WaitView } from './liveness.check';
 
 const STALL_MS = 300_000;
 
@@ -15,6 +15,20 @@ class FakeGate implements GateView {
   set(state: GateState): void {
     this.state = state;
     this.listener?.(state);
+  }
+}
+
+class FakeDependency implements WaitView {
+  available = true;
+  private listener?: (available: boolean) => void;
+
+  onChange(listener: (available: boolean) => void): void {
+    this.listener = listener;
+  }
+
+  set(available: boolean): void {
+    this.available = available;
+    this.listener?.(available);
   }
 }
 
@@ -69,6 +83,21 @@ describe(LivenessCheck.name, () => {
     expect(check.problem()).toBeUndefined();
     clock.advance(1);
     expect(check.problem()).toBeDefined();
+  });
+
+  it('does not count time while a dependency is unreachable, nor before it came back', () => {
+    const { status, check, clock } = setUp();
+    const redis = new FakeDependency();
+    check.alsoWaitFor(redis);
+    status.fetched('t', 0, '0', '9', clock.now());
+    redis.set(false);
+    clock.advance(10 * STALL_MS);
+    expect(check.problem()).toBeUndefined(); // a new process would wait for Redis the same
+    redis.set(true);
+    clock.advance(STALL_MS - 1);
+    expect(check.problem()).toBeUndefined();
+    clock.advance(1);
+    expect(check.problem()).toMatch(/no record finished/);
   });
 
   it('keeps the stall clock across a consumer restart that fetches the same records again', () => {

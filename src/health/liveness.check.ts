@@ -7,24 +7,44 @@ export interface GateView {
   onChange(listener: (state: GateState) => void): void;
 }
 
+/** Something the pipeline waits for while it is unavailable: Redis, the broker (see `DependencyStatus`). */
+export interface WaitView {
+  readonly available: boolean;
+  onChange(listener: (available: boolean) => void): void;
+}
+
 /**
  * Decides whether a restart would help, which is what `/health/live` tells the orchestrator. It
  * would when the consumer crashed and kafkajs will not restart it, or when fetched records have
- * made no progress for `stallMs` while the vendor gate was open. A closed gate is a wait the
- * service chose (the vendor refused or kept failing), and a restart would only wait again, so the
- * stall clock counts only from the moment the gate last opened.
+ * made no progress for `stallMs` while nothing they wait for was away. A closed vendor gate is a
+ * wait the service chose (the vendor refused or kept failing), and an unreachable Redis or broker
+ * is not cured by a new process either: a restart would only wait again. So the stall clock
+ * counts only while the gate is open and the dependencies answer, from the moment the last of
+ * them came back.
  */
 export class LivenessCheck {
-  private gateOpenedAt = 0;
+  private readonly waits: WaitView[] = [];
+  private lastReturnAt = 0;
 
   constructor(
     private readonly consumer: ConsumerStatus,
-    private readonly gate: GateView,
+    gate: GateView,
     private readonly stallMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    gate.onChange((state) => {
-      if (state.open) this.gateOpenedAt = this.now();
+    this.alsoWaitFor({
+      get available() {
+        return gate.state.open;
+      },
+      onChange: (listener) => gate.onChange((state) => listener(state.open)),
+    });
+  }
+
+  /** Adds something whose absence stops the stall clock. */
+  alsoWaitFor(wait: WaitView): void {
+    this.waits.push(wait);
+    wait.onChange((available) => {
+      if (available) this.lastReturnAt = this.now();
     });
   }
 
@@ -33,9 +53,9 @@ export class LivenessCheck {
     const failure = this.consumer.failure;
     if (failure !== undefined) return `the consumer stopped and will not restart (${failure})`;
     const since = this.consumer.stalledSince;
-    if (since === undefined || !this.gate.state.open) return undefined;
-    const stalledMs = this.now() - Math.max(since, this.gateOpenedAt);
+    if (since === undefined || this.waits.some((w) => !w.available)) return undefined;
+    const stalledMs = this.now() - Math.max(since, this.lastReturnAt);
     if (stalledMs < this.stallMs) return undefined;
-    return `no record finished for ${Math.round(stalledMs / 1000)} s while records wait and the vendor gate is open`;
+    return `no record finished for ${Math.round(stalledMs / 1000)} s while records wait, the vendor gate is open and Redis and the broker answer`;
   }
 }
