@@ -10,6 +10,7 @@ import { KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from './dead-letter';
  */
 export class DeadLetterLimit {
   private current?: Promise<number>;
+  private refreshing?: Promise<number>;
 
   constructor(
     private readonly kafka: Kafka,
@@ -22,15 +23,19 @@ export class DeadLetterLimit {
     return this.current;
   }
 
-  /** Reads the limit again; concurrent callers share one read. */
+  /** Reads the limit again; callers while a read is under way share it. */
   refresh(): Promise<number> {
+    if (this.refreshing) return this.refreshing;
     const previous = this.current;
     const next = this.read();
     this.current = next;
-    return next.then((limit) => {
-      if (previous) void previous.then((old) => this.reportChange(old, limit));
-      return limit;
+    this.refreshing = next.finally(() => (this.refreshing = undefined));
+    void Promise.all([previous, next]).then(([old, limit]) => {
+      if (old !== undefined && old !== limit) {
+        this.logger.log(`dead-letter topic ${this.topic} limit ${old} → ${limit} bytes`);
+      }
     });
+    return this.refreshing;
   }
 
   private async read(): Promise<number> {
@@ -76,10 +81,5 @@ export class DeadLetterLimit {
       this.logger.debug(`describing ${configName} of ${name}: ${(error as Error).message}`);
       return undefined;
     }
-  }
-
-  private reportChange(old: number, limit: number): void {
-    if (old !== limit)
-      this.logger.log(`dead-letter topic ${this.topic} limit ${old} → ${limit} bytes`);
   }
 }
