@@ -32,6 +32,7 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
           commitIntervalMs: config.consumer.commitIntervalMs,
           shutdownTimeoutMs: config.shutdownTimeoutMs,
           startFrom: config.consumer.startFrom,
+          allowAutoTopicCreation: config.kafka.createTopics,
           beforeStop: () => app.get(DispatchModule).drain(),
           gate: app.get(VendorGate),
         },

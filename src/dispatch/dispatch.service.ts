@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import { parseEvent } from '../inbound/event.parser';
+import { parseEvent, type ParseOptions } from '../inbound/event.parser';
 import type { InboundMessage } from '../inbound/inbound-message';
+import { typesByTopic } from '../inbound/topic-types';
 import { InvalidEventError, type InvalidEventCode } from '../inbound/invalid-event.error';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
@@ -18,14 +19,21 @@ import type { DispatchOutcome } from './dispatch-outcome';
 @Injectable()
 export class DispatchService {
   private readonly logger = new Logger(DispatchService.name);
+  /** Each topic accepts its own types only: who may write a topic decides what it may trigger. */
+  private readonly parseOptions: ParseOptions;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly templates: TemplateRegistry,
     private readonly runner: ActionRunner,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
-  ) {}
+  ) {
+    this.parseOptions = {
+      maxBytes: config.consumer.maxEventBytes,
+      typesByTopic: typesByTopic(config.topics),
+    };
+  }
 
   /**
    * `park` is called when the record's outcome starts waiting on a timer (a contact-list window),
@@ -34,7 +42,7 @@ export class DispatchService {
   async dispatch(message: InboundMessage, park?: () => void): Promise<DispatchOutcome> {
     let event: InboundEvent;
     try {
-      event = await parseEvent(message, this.config.consumer.maxEventBytes);
+      event = await parseEvent(message, this.parseOptions);
     } catch (error) {
       // Parsing does no I/O: whatever it throws, it would throw again. Never a failed batch.
       return this.deadLetter(message, asInvalid(error, 'INVALID', 'the event could not be read'));

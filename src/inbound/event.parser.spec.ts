@@ -149,9 +149,4 @@ describe(parseEvent.name, () => {
     const a = Buffer.concat([Buffer.from('{"id":"evt-'), Buffer.from([0xff]), Buffer.from('"}')]);
     expect((await errorOf(parseEvent(message(a), options))).code).toBe('INVALID_ENCODING');
   });
-
-  it('keeps the former maxBytes-only form working, without the topic check', async () => {
-    const event = await parseEvent(message(envelope, {}, 'elsewhere'), 10_000);
-    expect(event.id).toBe('evt-1');
-  });
 });

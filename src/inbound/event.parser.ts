@@ -30,12 +30,8 @@ export interface ParseOptions {
  */
 export async function parseEvent(
   message: InboundMessage,
-  options: ParseOptions | number,
+  { maxBytes, typesByTopic }: ParseOptions,
 ): Promise<InboundEvent> {
-  // A bare number is the former signature (maxBytes only), kept until the caller passes the
-  // topic map; it checks everything but the topic.
-  const { maxBytes, typesByTopic } =
-    typeof options === 'number' ? { maxBytes: options, typesByTopic: undefined } : options;
   const { plain: record, cloudEvent } = readRecord(message, maxBytes);
   // The envelope is checked before its `type` is trusted to pick a contract.
   const plain = cloudEvent ? checkCloudEvent(record) : record;
@@ -43,7 +39,7 @@ export async function parseEvent(
   if (typeof type !== 'string' || !Object.hasOwn(INBOUND_CONTRACTS, type)) {
     throw new InvalidEventError('UNKNOWN_TYPE', `unknown event type ${describeType(type)}`);
   }
-  if (typesByTopic && !typesByTopic.get(message.topic)?.has(type)) {
+  if (!typesByTopic.get(message.topic)?.has(type)) {
     throw new InvalidEventError(
       'WRONG_TOPIC',
       `${type} is not accepted on topic ${safeName(message.topic)}`,

@@ -23,6 +23,8 @@ export interface KafkaBatchServerOptions {
   startFrom: 'latest' | 'earliest';
   /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
   beforeStop?: () => Promise<void>;
+  /** Whether fetching a topic that does not exist may make the broker create it. */
+  allowAutoTopicCreation: boolean;
   /** Consumption pauses while this says closed, and resumes when it opens. */
   gate?: { onChange(listener: (state: { open: boolean }) => void): void };
 }
@@ -138,6 +140,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       sessionTimeout: SESSION_TIMEOUT_MS,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: MAX_WAIT_TIME_MS,
+      allowAutoTopicCreation: this.options.allowAutoTopicCreation,
       // kafkajs' default retries for consumers; a crash during a stop must not bring it back.
       retry: { retries: 5, restartOnFailure: () => Promise.resolve(!this.stopping) },
     });
