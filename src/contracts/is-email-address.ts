@@ -1,8 +1,11 @@
 import { IsEmail, MaxLength, ValidateBy, type ValidationOptions } from 'class-validator';
 import { IsPlainText } from './is-plain-text';
 
-/** Any Unicode space, leading, trailing or inside: never silently trimmed, refused. */
-const WHITESPACE = /\s/;
+/**
+ * Any Unicode space, leading, trailing or inside: never silently trimmed, refused. Nor the
+ * zero-width joiners that names may hold: in an address nothing may be invisible.
+ */
+const WHITESPACE_OR_JOINER = /[\s\u200C\u200D]/;
 
 /**
  * An email address exactly as it will be sent: a valid address, at most 320 characters, with no
@@ -19,8 +22,8 @@ export function IsEmailAddress(validationOptions?: ValidationOptions): PropertyD
       {
         name: 'hasNoWhitespace',
         validator: {
-          validate: (value: unknown) => typeof value !== 'string' || !WHITESPACE.test(value),
-          defaultMessage: () => '$property must not contain whitespace',
+          validate: (value: unknown) => typeof value !== 'string' || !WHITESPACE_OR_JOINER.test(value),
+          defaultMessage: () => '$property must not contain whitespace or joiners',
         },
       },
       validationOptions,

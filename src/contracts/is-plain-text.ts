@@ -11,10 +11,12 @@ const TAB_OR_NEWLINE = /[\t\n\r]/;
 const UNICODE_LINE_BREAK = /[\u2028\u2029]/;
 /**
  * Characters that render as nothing or reorder what is shown: soft hyphen, zero-width space,
- * non-joiner, joiner, LRM/RLM, bidi embeddings and overrides, word joiner and invisible
- * operators, bidi isolates, BOM. In an address or a name they make two strings look alike.
+ * LRM/RLM, bidi embeddings and overrides, word joiner and invisible operators, bidi isolates,
+ * BOM. In a name they make two strings look alike. The zero-width non-joiner and joiner are not
+ * among them: Persian and Indic names and emoji sequences need them (addresses refuse them, see
+ * `IsEmailAddress`).
  */
-const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
+const INVISIBLE = /[\u00AD\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
 
 /** A UTF-16 surrogate without its partner: JSON can escape one, UTF-8 cannot encode it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
