@@ -81,9 +81,8 @@ export class HealthController implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** The Redis store says why it is unreachable; any other store only whether it is. */
+/** Why the store is unreachable, as far as it knows, or undefined while it is reachable. */
 function storeProblem(store: IdempotencyStore): string | undefined {
   if (store.connected) return undefined;
-  const cause = (store as { connectionProblem?: string }).connectionProblem;
-  return `${cause ?? 'not connected'}; sends wait for it`;
+  return `${store.connectionProblem ?? 'not connected'}; sends wait for it`;
 }

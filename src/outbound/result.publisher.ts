@@ -66,6 +66,8 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
       idempotent: true,
       maxInFlightRequests: 5,
       createPartitioner: Partitioners.DefaultPartitioner,
+      // Producing to a missing topic must not make a broker with auto-creation on create it.
+      allowAutoTopicCreation: config.kafka.createTopics,
       retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: 10_000 },
     });
     this.deadLetterLimit = new DeadLetterLimit(kafka, config.topics.deadLetter, this.logger);

@@ -58,6 +58,8 @@ export interface HeldClaim {
 export interface IdempotencyStore {
   /** Whether the store can be reached now; while it cannot, every claim waits. */
   readonly connected: boolean;
+  /** Why it cannot be reached, when it cannot and the store knows (never a secret). */
+  readonly connectionProblem?: string;
   /** Says `instance` is alive for `ttlMs`; its claims can be taken over once it stops saying so. */
   heartbeat(instance: string, ttlMs: number): Promise<void>;
   /** Says `instance` stopped: its remaining claims can be taken over at once. */
