@@ -22,7 +22,8 @@ export function IsEmailAddress(validationOptions?: ValidationOptions): PropertyD
       {
         name: 'hasNoWhitespace',
         validator: {
-          validate: (value: unknown) => typeof value !== 'string' || !WHITESPACE_OR_JOINER.test(value),
+          validate: (value: unknown) =>
+            typeof value !== 'string' || !WHITESPACE_OR_JOINER.test(value),
           defaultMessage: () => '$property must not contain whitespace or joiners',
         },
       },
