@@ -7,8 +7,8 @@ import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { loadConfig } from './config/config.loader';
 import { ConsumerStatus } from './inbound/consumer-status';
-import { DispatchModule } from './dispatch/dispatch.module';
-import { VendorGate } from './dispatch/vendor.gate';
+import { DeliveryService } from './delivery/delivery.service';
+import { VendorGate } from './delivery/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 
@@ -33,7 +33,7 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
           shutdownTimeoutMs: config.shutdownTimeoutMs,
           startFrom: config.consumer.startFrom,
           allowAutoTopicCreation: config.kafka.createTopics,
-          beforeStop: () => app.get(DispatchModule).drain(),
+          beforeStop: () => app.get(DeliveryService).flush(),
           gate: app.get(VendorGate),
         },
         app.get(ConsumerStatus),

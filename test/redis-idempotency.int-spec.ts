@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RedisIdempotencyStore } from '../src/dispatch/idempotency/redis-idempotency.store';
+import { RedisIdempotencyStore } from '../src/idempotency/redis-idempotency.store';
 import { idempotencyStoreContract } from './support/idempotency-store.contract';
 
 describe('RedisIdempotencyStore on the real Redis', () => {

@@ -3,22 +3,19 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import type { InboundMessage } from '../inbound/inbound-message';
+import type { ActionStatus, EventSource } from './dispatch-outcome';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import type { Template, TemplateAction } from '../templates/template';
-import { ClaimLostError } from './idempotency/claim-lost.error';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import type { ActionOutcome } from '../contracts/action-outcome';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
   type IdempotencyStore,
-  type StoredOutcome,
-} from './idempotency/idempotency.store';
-import { InstanceLiveness } from './idempotency/instance-liveness';
-import { resultFor } from './result.factory';
-import { ambiguousFailure, VendorDispatcher, type ActionTicket } from './vendor.dispatcher';
-
-export type ActionOutcome = StoredOutcome['status'] | 'duplicate';
+} from '../idempotency/idempotency.store';
+import { InstanceLiveness } from '../idempotency/instance-liveness';
+import { ambiguousFailure, DeliveryService, type ActionTicket } from '../delivery/delivery.service';
 
 /** A template and the action it planned for an event. */
 export interface PlannedAction {
@@ -42,7 +39,7 @@ export class ActionRunner {
   constructor(
     private readonly config: AppConfig,
     @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
-    private readonly vendor: VendorDispatcher,
+    private readonly vendor: DeliveryService,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
@@ -52,18 +49,18 @@ export class ActionRunner {
   async run(
     event: InboundEvent,
     { template, action }: PlannedAction,
-    message: InboundMessage,
+    source: EventSource,
     park?: () => void,
-  ): Promise<ActionOutcome> {
+  ): Promise<ActionStatus> {
     const key = `${event.id}:${template.name}`;
     const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
-    let outcome: StoredOutcome | undefined;
+    let outcome: ActionOutcome | undefined;
     while (!outcome) {
       const claim = await this.store.claim(key, holder, claimTtlMs);
       if (claim.kind === 'done') {
-        await this.publish(event, template, message, claim.outcome);
+        await this.publish(event, template, source, claim.outcome);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
         return 'duplicate';
       }
@@ -89,7 +86,7 @@ export class ActionRunner {
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
     // a record that did not land are recorded here.
     await this.store.complete([{ key, outcome }]);
-    await this.publish(event, template, message, outcome);
+    await this.publish(event, template, source, outcome);
     this.metrics.outcomes.inc({ outcome: outcome.status });
     return outcome.status;
   }
@@ -100,7 +97,7 @@ export class ActionRunner {
     holder: ClaimHolder,
     action: TemplateAction,
     ticket: Pick<ActionTicket, 'ambiguous' | 'park'>,
-  ): Promise<StoredOutcome | undefined> {
+  ): Promise<ActionOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
     const renew = setInterval(() => {
@@ -120,24 +117,12 @@ export class ActionRunner {
     }
   }
 
-  private async publish(
+  private publish(
     event: InboundEvent,
     template: Template,
-    message: InboundMessage,
-    outcome: StoredOutcome,
+    source: EventSource,
+    outcome: ActionOutcome,
   ): Promise<void> {
-    const result = resultFor(event, template.name, outcome, new Date());
-    const topics = this.config.topics;
-    const topic =
-      outcome.status === 'sent'
-        ? topics.campaignSent
-        : outcome.status === 'created'
-          ? topics.contactListCreated
-          : topics.dispatchFailed;
-    await this.publisher.publish(topic, {
-      key: message.key,
-      value: result,
-      headers: { ...ResultPublisher.propagatedHeaders(message), 'correlation-id': event.id },
-    });
+    return this.publisher.publishResult(event, template.name, outcome, source);
   }
 }

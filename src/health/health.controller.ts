@@ -6,11 +6,8 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import {
-  IDEMPOTENCY_STORE,
-  type IdempotencyStore,
-} from '../dispatch/idempotency/idempotency.store';
-import { VendorGate } from '../dispatch/vendor.gate';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
+import { VendorGate } from '../delivery/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
 import { BrokerProbe } from '../kafka/broker-probe';
 import { DependencyStatus } from './dependency-status';

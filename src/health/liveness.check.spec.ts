@@ -1,4 +1,4 @@
-import type { GateState } from '../dispatch/vendor.gate';
+import type { GateState } from '../delivery/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
 import { LivenessCheck, type GateView, type WaitView } from './liveness.check';
 

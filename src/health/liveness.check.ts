@@ -1,4 +1,4 @@
-import type { GateState } from '../dispatch/vendor.gate';
+import type { GateState } from '../delivery/vendor.gate';
 import type { ConsumerStatus } from '../inbound/consumer-status';
 
 /** The part of `VendorGate` liveness reads. */

@@ -1,4 +1,4 @@
-import type { InboundMessage } from './inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import type { TopicsConfig } from '../config/app-config';
 import { parseEvent, type ParseOptions } from './event.parser';
 import { InvalidEventError } from './invalid-event.error';
@@ -17,9 +17,9 @@ const options: ParseOptions = { maxBytes: 10_000, typesByTopic: typesByTopic(top
 
 function message(
   value: unknown,
-  headers: InboundMessage['headers'] = {},
+  headers: ConsumedRecord['headers'] = {},
   topic = 'signups',
-): InboundMessage {
+): ConsumedRecord {
   return {
     topic,
     partition: 0,

@@ -8,7 +8,7 @@ import {
   isStructuredContentType,
   safeName,
 } from './cloud-event';
-import type { InboundMessage } from './inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from './invalid-event.error';
 import { checkJsonLimits } from './json-limits';
 import { decodeUtf8, headerText } from './record-encoding';
@@ -29,7 +29,7 @@ export interface ParseOptions {
  * come first; nothing recursive runs before `checkJsonLimits` has bounded depth and size.
  */
 export async function parseEvent(
-  message: InboundMessage,
+  message: ConsumedRecord,
   { maxBytes, typesByTopic }: ParseOptions,
 ): Promise<InboundEvent> {
   const { plain: record, cloudEvent } = readRecord(message, maxBytes);
@@ -49,7 +49,7 @@ export async function parseEvent(
 }
 
 function readRecord(
-  message: InboundMessage,
+  message: ConsumedRecord,
   maxBytes: number,
 ): { plain: Record<string, unknown>; cloudEvent: boolean } {
   const value = message.value;

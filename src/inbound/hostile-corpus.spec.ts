@@ -2,7 +2,7 @@ import { HOSTILE_CORPUS, CORPUS_MAX_EVENT_BYTES } from '../../test/hostile/corpu
 import { interleavedValidEvents } from '../../test/hostile/valid-events';
 import type { TopicsConfig } from '../config/app-config';
 import { parseEvent, type ParseOptions } from './event.parser';
-import type { InboundMessage } from './inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from './invalid-event.error';
 import { typesByTopic } from './topic-types';
 
@@ -22,7 +22,7 @@ function message(c: {
   topic: string;
   value: Buffer | null;
   headers?: Record<string, Buffer | string>;
-}): InboundMessage {
+}): ConsumedRecord {
   return {
     topic: c.topic,
     partition: 0,
@@ -35,7 +35,7 @@ function message(c: {
 }
 
 /** What parseEvent made of a record: 'valid', or the code it was refused with, and why. */
-async function outcome(m: InboundMessage): Promise<{ code: string; message?: string }> {
+async function outcome(m: ConsumedRecord): Promise<{ code: string; message?: string }> {
   try {
     await parseEvent(m, options);
     return { code: 'valid' };

@@ -1,18 +1,17 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { DispatchOutcome } from '../dispatch/dispatch-outcome';
-import { DispatchService } from '../dispatch/dispatch.service';
-import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
-import { RecordContext } from './record-context';
+import type { ConsumedRecord } from '../kafka/consumed-record';
+import { RecordHandler, type RecordOutcome } from './record.handler';
+import { INBOUND_EVENT, RecordContext } from './record-context';
 
 /** The entry point of every consumed record; the transport awaits the returned outcome. */
 @Controller()
 export class InboundController {
-  constructor(private readonly dispatch: DispatchService) {}
+  constructor(private readonly records: RecordHandler) {}
 
   @EventPattern(INBOUND_EVENT)
-  handle(@Payload() message: InboundMessage, @Ctx() context: unknown): Promise<DispatchOutcome> {
+  handle(@Payload() record: ConsumedRecord, @Ctx() context: unknown): Promise<RecordOutcome> {
     const park = context instanceof RecordContext ? () => context.park() : undefined;
-    return this.dispatch.dispatch(message, park);
+    return this.records.handle(record, park);
   }
 }

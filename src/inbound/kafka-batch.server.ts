@@ -4,10 +4,10 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumerStatus } from './consumer-status';
-import { INBOUND_EVENT, type InboundMessage } from './inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
-import { RecordContext } from './record-context';
+import { INBOUND_EVENT, RecordContext } from './record-context';
 import { settleWithin } from './settle-within';
 
 export interface KafkaBatchServerOptions {
@@ -276,7 +276,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
    */
   private handle(
     handler: MessageHandler,
-    inbound: InboundMessage,
+    inbound: ConsumedRecord,
     progress: PartitionProgress,
   ): { finished: Promise<RecordEnd>; parked: Promise<RecordEnd> } {
     const { topic, partition, offset } = inbound;
@@ -320,7 +320,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   }
 
   /** A parked record failed: fetch its partition again from it, as a restart would. */
-  private rewind(inbound: InboundMessage, progress: PartitionProgress, error: unknown): void {
+  private rewind(inbound: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
     const { topic, partition, offset } = inbound;
     if (progress.retired || this.stopping) return;
     progress.retire();
@@ -382,7 +382,7 @@ function asError(failure: unknown): Error {
   return new Error(`record handler failed: ${JSON.stringify(failure)}`);
 }
 
-function toInbound(topic: string, partition: number, message: KafkaMessage): InboundMessage {
+function toInbound(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
   return {
     topic,
     partition,

@@ -1,5 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
-import type { InboundMessage } from './inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 
 /**
  * The context the transport hands the handler with each record. `park()` says the record's
@@ -7,8 +7,8 @@ import type { InboundMessage } from './inbound-message';
  * its batch, its slot among the records in flight, or the fetching of its partition and others.
  * Its offset stays uncommitted until it finishes.
  */
-export class RecordContext extends BaseRpcContext<[InboundMessage, () => void]> {
-  constructor(message: InboundMessage, park: () => void) {
+export class RecordContext extends BaseRpcContext<[ConsumedRecord, () => void]> {
+  constructor(message: ConsumedRecord, park: () => void) {
     super([message, park]);
   }
 
@@ -16,3 +16,6 @@ export class RecordContext extends BaseRpcContext<[InboundMessage, () => void]> 
     this.args[1]();
   }
 }
+
+/** The `@EventPattern` every inbound topic is routed to (topic names are configuration). */
+export const INBOUND_EVENT = 'mailbridge.inbound';

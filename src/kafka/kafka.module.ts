@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { Kafka, logLevel } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 import { BrokerProbe } from './broker-probe';
@@ -7,7 +7,6 @@ import { KafkaProvider, createKafka } from './kafka.provider';
 const PROBE_INTERVAL_MS = 2_000;
 const PROBE_TIMEOUT_MS = 5_000;
 
-@Global()
 @Module({
   providers: [
     KafkaProvider,

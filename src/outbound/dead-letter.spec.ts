@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
-import type { InboundMessage } from '../inbound/inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from '../inbound/invalid-event.error';
 import {
   DEAD_LETTER_MARGIN_BYTES,
@@ -12,7 +12,7 @@ import {
   type DeadLetterReference,
 } from './dead-letter';
 
-function inbound(valueBytes: number, headers: InboundMessage['headers'] = {}): InboundMessage {
+function inbound(valueBytes: number, headers: ConsumedRecord['headers'] = {}): ConsumedRecord {
   return {
     topic: 'user.signed_up.v1',
     partition: 2,

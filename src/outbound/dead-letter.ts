@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders, Message } from 'kafkajs';
-import type { InboundMessage } from '../inbound/inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 
 /** Kafka's default `message.max.bytes`, used when the broker does not say otherwise. */
 export const KAFKA_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
@@ -74,7 +74,7 @@ type DeadLetterError = Error & { code?: string };
  * returned even when the estimate says it is too large: nothing smaller can be built.
  */
 export function buildDeadLetter(
-  message: InboundMessage,
+  message: ConsumedRecord,
   error: DeadLetterError,
   { limitBytes, atLeast = 'original', reason = 'exceeds-topic-limit' }: DeadLetterOptions,
 ): DeadLetterRecord {
@@ -133,7 +133,7 @@ export function isMessageTooLarge(error: unknown): boolean {
 
 function buildForm(
   form: DeadLetterForm,
-  message: InboundMessage,
+  message: ConsumedRecord,
   error: DeadLetterError,
   limitBytes: number,
   reason: ReferenceReason,
@@ -180,7 +180,7 @@ function buildForm(
 }
 
 /** Where the record came from and why it is here; no value bytes, so no personal data. */
-function dlqHeaders(message: InboundMessage, error: DeadLetterError, minimal: boolean): IHeaders {
+function dlqHeaders(message: ConsumedRecord, error: DeadLetterError, minimal: boolean): IHeaders {
   const chars = minimal ? MINIMAL_ERROR_MESSAGE_CHARS : 1000;
   return {
     'dlq-original-topic': message.topic,

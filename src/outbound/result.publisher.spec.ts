@@ -6,7 +6,7 @@ import {
   type ProducerRecord,
 } from 'kafkajs';
 import { loadConfig } from '../config/config.loader';
-import type { InboundMessage } from '../inbound/inbound-message';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from '../inbound/invalid-event.error';
 import type { DeadLetterReference } from './dead-letter';
 import { ResultPublisher } from './result.publisher';
@@ -66,7 +66,7 @@ function fakeBroker(limits: number[], answers: Array<Error | undefined>) {
   return { kafka, sent, reads: () => reads };
 }
 
-function inbound(valueBytes: number): InboundMessage {
+function inbound(valueBytes: number): ConsumedRecord {
   return {
     topic: 'user.signed_up.v1',
     partition: 0,

@@ -14,7 +14,10 @@ import {
   type Producer,
 } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
-import type { InboundMessage } from '../inbound/inbound-message';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import type { EventEnvelope } from '../contracts/event-envelope';
+import { resultFor, resultTopic } from './result.factory';
+import type { ConsumedRecord } from '../kafka/consumed-record';
 import {
   buildDeadLetter,
   formAfterRefusal,
@@ -39,9 +42,6 @@ interface QueuedRecord {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
-
-/** Headers copied from a source event to everything published on its behalf. */
-const PROPAGATED_HEADERS = ['traceparent', 'tracestate', 'correlation-id'];
 
 /**
  * The only code that produces to Kafka. Every send is awaited and acknowledged by all in-sync
@@ -74,6 +74,24 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * Publishes the result event of one action's outcome, on the topic for its kind, keyed and
+   * traced like the event it answers.
+   */
+  publishResult(
+    event: EventEnvelope,
+    template: string,
+    outcome: ActionOutcome,
+    source: { key: Buffer | null; headers: IHeaders },
+  ): Promise<void> {
+    const result = resultFor(event, template, outcome, new Date());
+    return this.publish(resultTopic(outcome, this.config.topics), {
+      key: source.key,
+      value: result,
+      headers: { ...source.headers, 'correlation-id': event.id },
+    });
+  }
+
+  /**
    * Publishes one record. Records published in the same turn of the event loop (the results of
    * one vendor request resolve together) travel in one produce request.
    */
@@ -100,7 +118,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    * A size refusal by the broker is answered with a smaller form, never with the same record
    * again; any other failure rejects, and the caller tries again later.
    */
-  async deadLetter(message: InboundMessage, error: Error & { code?: string }): Promise<void> {
+  async deadLetter(message: ConsumedRecord, error: Error & { code?: string }): Promise<void> {
     await this.connect();
     const topic = this.config.topics.deadLetter;
     let record = buildDeadLetter(message, error, { limitBytes: await this.deadLetterLimit.get() });
@@ -126,16 +144,6 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
           `${record.form}: the original would not fit ${topic}`,
       );
     }
-  }
-
-  /** Headers to carry from the source event to its results. */
-  static propagatedHeaders(message: InboundMessage): IHeaders {
-    const headers: IHeaders = {};
-    for (const name of PROPAGATED_HEADERS) {
-      const value = message.headers[name];
-      if (value !== undefined) headers[name] = value;
-    }
-    return headers;
   }
 
   /**

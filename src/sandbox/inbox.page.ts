@@ -2,7 +2,7 @@ import type {
   CampaignRecipient,
   CampaignRequest,
   ContactListRequest,
-} from '../vendor/vendor.types';
+} from '../email-api/vendor.types';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import type { CampaignRecipient, CampaignRequest, ContactMember } from '../vendor/vendor.types';
+import type { CampaignRecipient, CampaignRequest, ContactMember } from '../email-api/vendor.types';
 
 /** Everything of a campaign request but its recipients: shared by every event of a batch. */
 export type CampaignContent = Omit<CampaignRequest, 'recipients'>;

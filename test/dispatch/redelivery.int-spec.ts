@@ -3,12 +3,13 @@ import { loadConfig } from '../../src/config/config.loader';
 import type { EmailDispatchFailedV1 } from '../../src/contracts/email-dispatch-failed.v1';
 import type { InboundEvent } from '../../src/contracts/inbound-contracts';
 import { ActionRunner, type PlannedAction } from '../../src/dispatch/action.runner';
-import type { StoredOutcome } from '../../src/dispatch/idempotency/idempotency.store';
-import { InstanceLiveness } from '../../src/dispatch/idempotency/instance-liveness';
-import { RedisIdempotencyStore } from '../../src/dispatch/idempotency/redis-idempotency.store';
-import type { ActionTicket, VendorDispatcher } from '../../src/dispatch/vendor.dispatcher';
-import type { InboundMessage } from '../../src/inbound/inbound-message';
+import type { ActionOutcome } from '../../src/contracts/action-outcome';
+import { InstanceLiveness } from '../../src/idempotency/instance-liveness';
+import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
+import type { ActionTicket, DeliveryService } from '../../src/delivery/delivery.service';
+import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
+import { resultFor } from '../../src/outbound/result.factory';
 import type { ResultPublisher } from '../../src/outbound/result.publisher';
 import type { Template, TemplateAction } from '../../src/templates/template';
 import { signUp } from '../support/events';
@@ -21,7 +22,7 @@ class HeldVendor {
   private release: () => void = () => undefined;
   private readonly held = new Promise<void>((resolve) => (this.release = resolve));
 
-  async execute(action: TemplateAction, ticket: ActionTicket): Promise<StoredOutcome> {
+  async execute(action: TemplateAction, ticket: ActionTicket): Promise<ActionOutcome> {
     this.calls.push({ action, ticket });
     await this.held;
     return {
@@ -59,7 +60,7 @@ function withoutTime(result: unknown): unknown {
   return { ...(result as object), time: undefined };
 }
 
-const message: InboundMessage = {
+const message: ConsumedRecord = {
   topic: 't',
   partition: 0,
   offset: '0',
@@ -78,8 +79,8 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   const instances: InstanceLiveness[] = [];
   let published: unknown[] = [];
   const publisher = {
-    publish: (_topic: string, record: { value: unknown }) => {
-      published.push(record.value);
+    publishResult: (event: InboundEvent, template: string, outcome: ActionOutcome) => {
+      published.push(resultFor(event, template, outcome, new Date()));
       return Promise.resolve();
     },
   } as unknown as ResultPublisher;
@@ -96,7 +97,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const runner = new ActionRunner(
       config,
       store,
-      vendor as unknown as VendorDispatcher,
+      vendor as unknown as DeliveryService,
       publisher,
       metrics,
       instance,

@@ -1,5 +1,5 @@
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
-import type { CampaignRequest } from '../../src/vendor/vendor.types';
+import type { CampaignRequest } from '../../src/email-api/vendor.types';
 import { signUp } from '../support/events';
 import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';

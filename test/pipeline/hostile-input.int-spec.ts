@@ -3,7 +3,7 @@ import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sen
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
 import type { EmailDispatchFailedV1 } from '../../src/contracts/email-dispatch-failed.v1';
 import { ConsumerStatus } from '../../src/inbound/consumer-status';
-import type { CampaignRequest, ContactListRequest } from '../../src/vendor/vendor.types';
+import type { CampaignRequest, ContactListRequest } from '../../src/email-api/vendor.types';
 import { HOSTILE_CORPUS, type HostileCase } from '../hostile/corpus';
 import {
   interleavedValidEvents,

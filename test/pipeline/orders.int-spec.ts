@@ -1,6 +1,6 @@
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
-import type { CampaignRequest, ContactListRequest } from '../../src/vendor/vendor.types';
+import type { CampaignRequest, ContactListRequest } from '../../src/email-api/vendor.types';
 import { order } from '../support/events';
 import { uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';

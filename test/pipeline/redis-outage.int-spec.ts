@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
-import type { CampaignRequest } from '../../src/vendor/vendor.types';
+import type { CampaignRequest } from '../../src/email-api/vendor.types';
 import { signUp } from '../support/events';
 import { freePort } from '../support/free-port';
 import { uniqueName, waitFor } from '../support/kafka-helpers';

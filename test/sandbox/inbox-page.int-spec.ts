@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.loader';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
-import { VendorClient } from '../../src/vendor/vendor.client';
+import { VendorClient } from '../../src/email-api/vendor.client';
 
 jest.setTimeout(90_000);
 

@@ -1,8 +1,5 @@
-import type {
-  ClaimHolder,
-  IdempotencyStore,
-  StoredOutcome,
-} from '../../src/dispatch/idempotency/idempotency.store';
+import type { ActionOutcome } from '../../src/contracts/action-outcome';
+import type { ClaimHolder, IdempotencyStore } from '../../src/idempotency/idempotency.store';
 
 /** What every idempotency store promises, run against each of them. */
 // eslint-disable-next-line jest/no-export -- a shared contract, run by the spec of each store
@@ -13,7 +10,7 @@ export function idempotencyStoreContract(
   let store: IdempotencyStore;
   let keys = 0;
   const key = () => `e${++keys}:welcome`;
-  const sent: StoredOutcome = {
+  const sent: ActionOutcome = {
     status: 'sent',
     requestIds: ['r-1'],
     message: 'ok',

@@ -6,7 +6,7 @@ import {
   EMAIL_CAMPAIGN_REQUESTED_V1,
   type EmailCampaignRequestedV1,
 } from '../../contracts/email-campaign-requested.v1';
-import type { CampaignRequest } from '../../vendor/vendor.types';
+import type { CampaignRequest } from '../../email-api/vendor.types';
 import {
   EmailTemplate,
   type CampaignAction,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
-import type { ContactMember } from '../../vendor/vendor.types';
+import type { ContactMember } from '../../email-api/vendor.types';
 import { EmailTemplate, type ContactListAction, type Template } from '../template';
 
 /**

@@ -1,23 +1,4 @@
-/** What a finished action left behind: enough to publish its result event again. */
-export type StoredOutcome =
-  | {
-      status: 'sent';
-      requestIds: string[];
-      message: string;
-      campaignId?: string;
-      recipientCount: number;
-      batchRecipientCount: number;
-      /** An earlier attempt may have reached the vendor too (a possible second email). */
-      ambiguous?: true;
-    }
-  | { status: 'created'; listId: string; name: string; memberCount: number; ambiguous?: true }
-  | {
-      status: 'failed';
-      errorCode: string;
-      vendorStatus?: number;
-      message: string;
-      ambiguous?: true;
-    };
+import type { ActionOutcome } from '../contracts/action-outcome';
 
 /**
  * Who holds a claim: one handling of one record in one process. `instance` is the process (its
@@ -41,7 +22,7 @@ export interface ClaimHolder {
 export type ClaimResult =
   | { kind: 'claimed' }
   | { kind: 'reclaimed'; maybeSent: boolean }
-  | { kind: 'done'; outcome: StoredOutcome }
+  | { kind: 'done'; outcome: ActionOutcome }
   | { kind: 'busy' };
 
 /** One claimed action on its way to the vendor. */
@@ -73,7 +54,7 @@ export interface IdempotencyStore {
    */
   markSending(claims: HeldClaim[]): Promise<Set<string>>;
   /** Records outcomes, all or none, kept for the store's retention period. */
-  complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void>;
+  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void>;
   /**
    * Gives a claim up without an outcome, so it can run again at once. A claim already marked
    * `sending` keeps that mark: whoever claims it next learns the send may have happened.

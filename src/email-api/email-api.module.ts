@@ -1,8 +1,7 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { VendorClient } from './vendor.client';
 
-@Global()
 @Module({
   providers: [
     {
@@ -13,7 +12,7 @@ import { VendorClient } from './vendor.client';
   ],
   exports: [VendorClient],
 })
-export class VendorModule implements OnApplicationShutdown {
+export class EmailApiModule implements OnApplicationShutdown {
   constructor(@Inject(VendorClient) private readonly client: VendorClient) {}
 
   /** After the consumer stopped (Nest closes transports before this hook). */

@@ -1,4 +1,4 @@
-import { idempotencyStoreContract } from '../../../test/support/idempotency-store.contract';
+import { idempotencyStoreContract } from '../../test/support/idempotency-store.contract';
 import { MemoryIdempotencyStore } from './memory-idempotency.store';
 
 describe(MemoryIdempotencyStore.name, () => {

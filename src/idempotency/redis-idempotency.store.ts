@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type Result } from 'ioredis';
+import type { ActionOutcome } from '../contracts/action-outcome';
 import {
   holderId,
   type ClaimHolder,
   type ClaimResult,
   type HeldClaim,
   type IdempotencyStore,
-  type StoredOutcome,
 } from './idempotency.store';
 
 /*
@@ -192,7 +192,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (reply === 'claimed' || reply === 'busy') return { kind: reply };
     if (reply === 'reclaimed') return { kind: 'reclaimed', maybeSent: false };
     if (reply === 'reclaimed-maybe-sent') return { kind: 'reclaimed', maybeSent: true };
-    return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as StoredOutcome };
+    return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as ActionOutcome };
   }
 
   async renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean> {
@@ -214,7 +214,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
-  async complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void> {
+  async complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
     if (outcomes.length === 0) return;
     const transaction = this.redis.multi();
     for (const { key, outcome } of outcomes) {

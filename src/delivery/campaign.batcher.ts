@@ -1,15 +1,16 @@
-import { normalisedAddress } from '../vendor/vendor-request.validator';
+import { normalisedAddress } from '../email-api/vendor-request.validator';
 import type { CampaignContent } from '../templates/template';
-import { ClaimLostError } from './idempotency/claim-lost.error';
-import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
-import type { CampaignSendHooks } from '../vendor/vendor.client';
-import type { VendorError } from '../vendor/vendor.errors';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';
+import type { CampaignSendHooks } from '../email-api/vendor.client';
+import type { VendorError } from '../email-api/vendor.errors';
 import type {
   CampaignChunkResult,
   CampaignRecipient,
   CampaignRequest,
   CampaignSendResult,
-} from '../vendor/vendor.types';
+} from '../email-api/vendor.types';
 
 export interface CampaignSender {
   sendCampaign(request: CampaignRequest, hooks?: CampaignSendHooks): Promise<CampaignSendResult>;
@@ -22,7 +23,7 @@ export type SendLedger = Pick<IdempotencyStore, 'markSending' | 'complete'>;
 export interface BatchedAction {
   claim: HeldClaim;
   /** The outcome to record once this delivery is known, or undefined if it does not end the action. */
-  outcomeOf(delivery: CampaignDelivery): StoredOutcome | undefined;
+  outcomeOf(delivery: CampaignDelivery): ActionOutcome | undefined;
 }
 
 /** What became of the recipients one caller added, in the order it gave them. */
@@ -227,7 +228,7 @@ class AcceptanceRecorder {
     this.chunks.add(chunk);
     for (const i of chunk.recipientIndexes) this.byIndex.set(i, chunk);
     if (!chunk.ok || !this.ledger) return;
-    const outcomes: Array<{ key: string; outcome: StoredOutcome }> = [];
+    const outcomes: Array<{ key: string; outcome: ActionOutcome }> = [];
     for (const entry of this.entries) {
       if (!entry.action || this.recorded.has(entry)) continue;
       const offset = this.offsets.get(entry)!;

@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/template';
-import { VendorAuthError, VendorError } from '../vendor/vendor.errors';
-import type { CampaignRecipient } from '../vendor/vendor.types';
+import { VendorAuthError, VendorError } from '../email-api/vendor.errors';
+import type { CampaignRecipient } from '../email-api/vendor.types';
 import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
 import { ContactListBatcher, type ContactListDelivery } from './contact-list.batcher';
-import type { HeldClaim, StoredOutcome } from './idempotency/idempotency.store';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import type { HeldClaim } from '../idempotency/idempotency.store';
 import { VendorGate } from './vendor.gate';
 
 /** A claimed action on its way to the vendor. */
@@ -28,7 +29,7 @@ export const AMBIGUOUS_SEND = 'AMBIGUOUS_SEND';
  * again or failed as ambiguous, as `AMBIGUOUS_SEND_POLICY` says, and counted either way.
  */
 @Injectable()
-export class VendorDispatcher {
+export class DeliveryService {
   constructor(
     private readonly config: AppConfig,
     @Inject(CampaignBatcher) private readonly campaigns: CampaignBatcher,
@@ -37,20 +38,25 @@ export class VendorDispatcher {
     private readonly metrics: MetricsService,
   ) {}
 
-  execute(action: TemplateAction, ticket: ActionTicket): Promise<StoredOutcome> {
+  /** Sends whatever is still gathering, now rather than after its linger: called at stop. */
+  async flush(): Promise<void> {
+    await Promise.all([this.campaigns.drain(), this.contactLists.drain()]);
+  }
+
+  execute(action: TemplateAction, ticket: ActionTicket): Promise<ActionOutcome> {
     return action.kind === 'campaign'
       ? this.campaign(action, ticket)
       : this.contactList(action, ticket);
   }
 
-  private async campaign(action: CampaignAction, ticket: ActionTicket): Promise<StoredOutcome> {
+  private async campaign(action: CampaignAction, ticket: ActionTicket): Promise<ActionOutcome> {
     const requestIds = new Set<string>();
     let message = '';
     let batchRecipientCount = 0;
     let ambiguous = ticket.ambiguous;
     // The outcome if `delivery` (of the recipients still pending) ends the action; recorded by
     // the batcher the moment the vendor accepts, so it must not change any state here.
-    const sentWith = (delivery: CampaignDelivery): StoredOutcome =>
+    const sentWith = (delivery: CampaignDelivery): ActionOutcome =>
       flagged(
         {
           status: 'sent',
@@ -105,9 +111,9 @@ export class VendorDispatcher {
   private async contactList(
     action: ContactListAction,
     ticket: ActionTicket,
-  ): Promise<StoredOutcome> {
+  ): Promise<ActionOutcome> {
     let ambiguous = ticket.ambiguous;
-    const createdWith = (d: ContactListDelivery): StoredOutcome =>
+    const createdWith = (d: ContactListDelivery): ActionOutcome =>
       flagged(
         { status: 'created', listId: d.listId, name: d.name, memberCount: d.memberCount },
         ambiguous || d.ambiguousAttempts > 0,
@@ -176,11 +182,11 @@ function isTransient(error: VendorError): boolean {
   return error instanceof VendorAuthError || error.retriable;
 }
 
-function flagged(outcome: StoredOutcome, ambiguous: boolean): StoredOutcome {
+function flagged(outcome: ActionOutcome, ambiguous: boolean): ActionOutcome {
   return ambiguous ? { ...outcome, ambiguous: true } : outcome;
 }
 
-function failedOutcome(error: VendorError, prefix = '', ambiguous = false): StoredOutcome {
+function failedOutcome(error: VendorError, prefix = '', ambiguous = false): ActionOutcome {
   return flagged(
     {
       status: 'failed',
@@ -193,7 +199,7 @@ function failedOutcome(error: VendorError, prefix = '', ambiguous = false): Stor
 }
 
 /** At-most-once: a send that may have reached the vendor is reported, not sent again. */
-export function ambiguousFailure(detail: string): StoredOutcome {
+export function ambiguousFailure(detail: string): ActionOutcome {
   return {
     status: 'failed',
     errorCode: AMBIGUOUS_SEND,

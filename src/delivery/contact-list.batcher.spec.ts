@@ -1,7 +1,7 @@
-import { VendorError } from '../vendor/vendor.errors';
-import type { ContactListRequest } from '../vendor/vendor.types';
+import { VendorError } from '../email-api/vendor.errors';
+import type { ContactListRequest } from '../email-api/vendor.types';
 import { ContactListBatcher, type ContactListCreator } from './contact-list.batcher';
-import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
 class RecordingCreator implements ContactListCreator {
   readonly lists: ContactListRequest[] = [];

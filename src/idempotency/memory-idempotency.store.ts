@@ -1,15 +1,15 @@
+import type { ActionOutcome } from '../contracts/action-outcome';
 import {
   holderId,
   type ClaimHolder,
   type ClaimResult,
   type HeldClaim,
   type IdempotencyStore,
-  type StoredOutcome,
 } from './idempotency.store';
 
 type Entry =
   | { kind: 'claim'; holder: string; instance: string; expiresAt: number; sending: boolean }
-  | { kind: 'done'; outcome: StoredOutcome; expiresAt: number };
+  | { kind: 'done'; outcome: ActionOutcome; expiresAt: number };
 
 /**
  * For one local instance: the same semantics as the Redis store, in this process's memory.
@@ -77,7 +77,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve(held);
   }
 
-  complete(outcomes: Array<{ key: string; outcome: StoredOutcome }>): Promise<void> {
+  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
     const expiresAt = this.now() + this.ttlSeconds * 1000;
     for (const { key, outcome } of outcomes) {
       this.entries.set(key, { kind: 'done', outcome, expiresAt });

@@ -12,7 +12,8 @@ import {
 } from '../contracts/email-dispatch-failed.v1';
 import type { EventEnvelope } from '../contracts/event-envelope';
 import { RESULT_SOURCE, resultEventId } from '../contracts/result-event';
-import type { StoredOutcome } from './idempotency/idempotency.store';
+import type { TopicsConfig } from '../config/app-config';
+import type { ActionOutcome } from '../contracts/action-outcome';
 
 export type ResultEventOf = EmailCampaignSentV1 | EmailContactListCreatedV1 | EmailDispatchFailedV1;
 
@@ -23,7 +24,7 @@ export type ResultEventOf = EmailCampaignSentV1 | EmailContactListCreatedV1 | Em
 export function resultFor(
   source: EventEnvelope,
   template: string,
-  outcome: StoredOutcome,
+  outcome: ActionOutcome,
   time: Date,
 ): ResultEventOf {
   const base = {
@@ -76,5 +77,17 @@ export function resultFor(
           ambiguous: outcome.ambiguous,
         },
       };
+  }
+}
+
+/** The topic that carries the result of an outcome of this kind. */
+export function resultTopic(outcome: ActionOutcome, topics: TopicsConfig): string {
+  switch (outcome.status) {
+    case 'sent':
+      return topics.campaignSent;
+    case 'created':
+      return topics.contactListCreated;
+    case 'failed':
+      return topics.dispatchFailed;
   }
 }

@@ -1,9 +1,14 @@
-import { normalisedAddress } from '../vendor/vendor-request.validator';
-import { VendorError } from '../vendor/vendor.errors';
-import type { ContactListCreated, ContactListRequest, ContactMember } from '../vendor/vendor.types';
-import { ClaimLostError } from './idempotency/claim-lost.error';
-import type { HeldClaim, IdempotencyStore, StoredOutcome } from './idempotency/idempotency.store';
-import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
+import { normalisedAddress } from '../email-api/vendor-request.validator';
+import { VendorError } from '../email-api/vendor.errors';
+import type {
+  ContactListCreated,
+  ContactListRequest,
+  ContactMember,
+} from '../email-api/vendor.types';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
 export interface ContactListCreator {
   createContactList(request: ContactListRequest): Promise<ContactListCreated>;
@@ -36,7 +41,7 @@ export type ListLedger = Pick<IdempotencyStore, 'markSending' | 'complete' | 'ne
 /** The claimed action some members belong to, and the outcome to record once the list exists. */
 export interface ListedAction {
   claim: HeldClaim;
-  outcomeOf(delivery: ContactListDelivery): StoredOutcome;
+  outcomeOf(delivery: ContactListDelivery): ActionOutcome;
 }
 
 interface Waiter {

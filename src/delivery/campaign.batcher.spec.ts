@@ -1,14 +1,14 @@
-import type { CampaignSendHooks } from '../vendor/vendor.client';
-import { VendorError, VendorWithheldError } from '../vendor/vendor.errors';
-import type { CampaignRequest, CampaignSendResult } from '../vendor/vendor.types';
+import type { CampaignSendHooks } from '../email-api/vendor.client';
+import { VendorError, VendorWithheldError } from '../email-api/vendor.errors';
+import type { CampaignRequest, CampaignSendResult } from '../email-api/vendor.types';
 import {
   CampaignBatcher,
   type CampaignDelivery,
   type CampaignSender,
   type SendLedger,
 } from './campaign.batcher';
-import { ClaimLostError } from './idempotency/claim-lost.error';
-import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
 const content = { subject: 'Hi {{FIRST_NAME}}', body: '<p>Hi</p>' };
 const recipient = (n: number) => ({ email: `r${n}@example.com`, attributes: { N: String(n) } });

@@ -1,5 +1,5 @@
 import type { MetricsService } from '../metrics/metrics.service';
-import type { VendorClient } from '../vendor/vendor.client';
+import type { VendorClient } from '../email-api/vendor.client';
 import type { CampaignSender } from './campaign.batcher';
 
 /** The vendor client's campaign send, with each request's recipient count observed. */

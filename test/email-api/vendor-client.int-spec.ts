@@ -3,13 +3,13 @@ import type { VendorConfig } from '../../src/config/app-config';
 import { loadConfig } from '../../src/config/config.loader';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import type { FaultConfig } from '../../src/sandbox/sandbox-options';
-import { VendorClient } from '../../src/vendor/vendor.client';
-import { VendorAuthError } from '../../src/vendor/vendor.errors';
+import { VendorClient } from '../../src/email-api/vendor.client';
+import { VendorAuthError } from '../../src/email-api/vendor.errors';
 import type {
   CampaignRecipient,
   CampaignRequest,
   CampaignSendResult,
-} from '../../src/vendor/vendor.types';
+} from '../../src/email-api/vendor.types';
 import { seededRandom } from '../support/seeded-random';
 
 jest.setTimeout(60_000);

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { AppConfig } from '../config/app-config';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
 
 /**

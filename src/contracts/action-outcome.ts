@@ -1,0 +1,24 @@
+/**
+ * What became of one action (a template's plan for one event): sent, created, or failed. The
+ * delivery layer decides it, the idempotency store keeps it, and the outbound layer turns it into
+ * a result event; so it lives here, below all three. Enough to publish the result again.
+ */
+export type ActionOutcome =
+  | {
+      status: 'sent';
+      requestIds: string[];
+      message: string;
+      campaignId?: string;
+      recipientCount: number;
+      batchRecipientCount: number;
+      /** An earlier attempt may have reached the vendor too (a possible second email). */
+      ambiguous?: true;
+    }
+  | { status: 'created'; listId: string; name: string; memberCount: number; ambiguous?: true }
+  | {
+      status: 'failed';
+      errorCode: string;
+      vendorStatus?: number;
+      message: string;
+      ambiguous?: true;
+    };

@@ -1,0 +1,67 @@
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { EmailApiModule } from '../email-api/email-api.module';
+import { VendorClient } from '../email-api/vendor.client';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { MetricsService } from '../metrics/metrics.service';
+import { CampaignBatcher } from './campaign.batcher';
+import { ContactListBatcher } from './contact-list.batcher';
+import { DeliveryService } from './delivery.service';
+import { campaignSenderOf } from './vendor-adapters';
+import { VendorGate } from './vendor.gate';
+
+/**
+ * Carries planned actions to the vendor: batching, the gate that pauses for vendor trouble, and
+ * the loop that turns what the vendor said into an outcome.
+ */
+@Module({
+  imports: [EmailApiModule, IdempotencyModule, MetricsModule],
+  providers: [
+    {
+      provide: CampaignBatcher,
+      inject: [VendorClient, AppConfig, MetricsService, IDEMPOTENCY_STORE],
+      useFactory: (
+        vendor: VendorClient,
+        { batching }: AppConfig,
+        metrics: MetricsService,
+        store: IdempotencyStore,
+      ) =>
+        new CampaignBatcher(
+          campaignSenderOf(vendor, metrics),
+          {
+            maxRecipients: batching.maxRecipients,
+            maxBytes: batching.maxBytes,
+            lingerMs: batching.lingerMs,
+          },
+          store,
+        ),
+    },
+    {
+      provide: ContactListBatcher,
+      inject: [VendorClient, AppConfig, IDEMPOTENCY_STORE],
+      useFactory: (vendor: VendorClient, { batching }: AppConfig, store: IdempotencyStore) =>
+        new ContactListBatcher(
+          vendor,
+          {
+            maxMembers: batching.contactListMaxMembers,
+            lingerMs: batching.lingerMs,
+            namePattern: batching.contactListNamePattern,
+            clockSkewMs: batching.contactListClockSkewMs,
+          },
+          store,
+        ),
+    },
+    VendorGate,
+    DeliveryService,
+  ],
+  exports: [DeliveryService, VendorGate],
+})
+export class DeliveryModule implements OnApplicationShutdown {
+  constructor(private readonly gate: VendorGate) {}
+
+  onApplicationShutdown(): void {
+    this.gate.close();
+  }
+}

@@ -1,0 +1,38 @@
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
+import { InstanceLiveness } from './instance-liveness';
+import { MemoryIdempotencyStore } from './memory-idempotency.store';
+import { RedisIdempotencyStore } from './redis-idempotency.store';
+
+/** The store of claims and outcomes (Redis, or memory locally), and this instance's heartbeat. */
+@Module({
+  providers: [
+    {
+      provide: IDEMPOTENCY_STORE,
+      inject: [AppConfig],
+      useFactory: ({ idempotency }: AppConfig): IdempotencyStore => {
+        if (idempotency.store === 'memory')
+          return new MemoryIdempotencyStore(idempotency.ttlSeconds);
+        const store = new RedisIdempotencyStore(
+          idempotency.redisUrl,
+          idempotency.ttlSeconds,
+          idempotency.keyPrefix,
+        );
+        // Not awaited: a Redis that is down at start must not keep the health endpoints from
+        // answering. Commands wait for the connection; readiness reports it.
+        store.connect().catch(() => undefined);
+        return store;
+      },
+    },
+    InstanceLiveness,
+  ],
+  exports: [IDEMPOTENCY_STORE, InstanceLiveness],
+})
+export class IdempotencyModule implements OnApplicationShutdown {
+  constructor(@Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}

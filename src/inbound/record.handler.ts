@@ -1,0 +1,89 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { IHeaders } from 'kafkajs';
+import { AppConfig } from '../config/app-config';
+import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { DispatchOutcome } from '../dispatch/dispatch-outcome';
+import { DispatchService } from '../dispatch/dispatch.service';
+import type { ConsumedRecord } from '../kafka/consumed-record';
+import { MetricsService } from '../metrics/metrics.service';
+import { ResultPublisher } from '../outbound/result.publisher';
+import { parseEvent, type ParseOptions } from './event.parser';
+import { InvalidEventError, type InvalidEventCode } from './invalid-event.error';
+import { typesByTopic } from './topic-types';
+
+/** How the handling of one record ended; both are visible on Kafka. */
+export type RecordOutcome =
+  | Extract<DispatchOutcome, { kind: 'dispatched' }>
+  | { kind: 'dead-lettered'; errorCode: InvalidEventCode };
+
+/** Headers copied from a source record to everything published on its behalf. */
+const PROPAGATED_HEADERS = ['traceparent', 'tracestate', 'correlation-id'];
+
+/**
+ * The edge: turns one consumed record into a validated event for dispatch, or into a dead letter
+ * when it can never become one. Whatever a record holds, it costs only its own offset: parsing
+ * does no I/O, so anything it throws would be thrown again, and becomes a dead letter too.
+ */
+@Injectable()
+export class RecordHandler {
+  private readonly logger = new Logger(RecordHandler.name);
+  /** Each topic accepts its own types only: who may write a topic decides what it may trigger. */
+  private readonly parseOptions: ParseOptions;
+
+  constructor(
+    config: AppConfig,
+    private readonly dispatch: DispatchService,
+    private readonly publisher: ResultPublisher,
+    private readonly metrics: MetricsService,
+  ) {
+    this.parseOptions = {
+      maxBytes: config.consumer.maxEventBytes,
+      typesByTopic: typesByTopic(config.topics),
+    };
+  }
+
+  async handle(record: ConsumedRecord, park?: () => void): Promise<RecordOutcome> {
+    let event: InboundEvent;
+    try {
+      event = await parseEvent(record, this.parseOptions);
+    } catch (error) {
+      return this.deadLetter(record, asInvalid(error));
+    }
+    const outcome = await this.dispatch.dispatch(
+      event,
+      { key: record.key, headers: propagated(record.headers) },
+      park,
+    );
+    if (outcome.kind === 'unplannable') {
+      return this.deadLetter(record, new InvalidEventError(outcome.code, outcome.message));
+    }
+    return outcome;
+  }
+
+  private async deadLetter(
+    record: ConsumedRecord,
+    error: InvalidEventError,
+  ): Promise<RecordOutcome> {
+    await this.publisher.deadLetter(record, error);
+    this.metrics.outcomes.inc({ outcome: 'dead_lettered' });
+    this.logger.warn(
+      `dead-lettered ${record.topic}/${record.partition}@${record.offset}: ${error.code}`,
+    );
+    return { kind: 'dead-lettered', errorCode: error.code };
+  }
+}
+
+function propagated(headers: IHeaders): IHeaders {
+  const kept: IHeaders = {};
+  for (const name of PROPAGATED_HEADERS) {
+    if (headers[name] !== undefined) kept[name] = headers[name];
+  }
+  return kept;
+}
+
+/** The parser throws only InvalidEventError; anything else is named by its class alone. */
+function asInvalid(error: unknown): InvalidEventError {
+  if (error instanceof InvalidEventError) return error;
+  const name = error instanceof Error ? error.name : typeof error;
+  return new InvalidEventError('INVALID', `the event could not be read (${name})`);
+}
