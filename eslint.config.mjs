@@ -15,6 +15,7 @@ export default tseslint.config(
       'test-output/**',
       '*.mjs',
       '*.js',
+      '*.cjs',
     ],
   },
   js.configs.recommended,

@@ -1,0 +1,67 @@
+/**
+ * Which top-level folder of src/ may import which: the data's path, written down once.
+ * inbound → dispatch → (templates, delivery → email-api, idempotency, outbound). A folder may
+ * always import its own files and npm packages; src/*.ts (the composition root) may import all.
+ * `npm run lint:deps` checks it (CI runs it); the README's architecture section shows the same.
+ */
+const MAY_IMPORT = {
+  contracts: [],
+  config: ['contracts'],
+  metrics: [],
+  kafka: ['config'],
+  'email-api': ['config'],
+  templates: ['config', 'contracts', 'email-api'],
+  idempotency: ['config', 'contracts'],
+  delivery: ['config', 'contracts', 'metrics', 'email-api', 'idempotency', 'templates'],
+  outbound: ['config', 'contracts', 'kafka'],
+  dispatch: ['config', 'contracts', 'metrics', 'templates', 'delivery', 'idempotency', 'outbound'],
+  inbound: ['config', 'contracts', 'metrics', 'kafka', 'dispatch', 'outbound'],
+  health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka'],
+  // The local stand-in for the vendor, and command-line tools: beside the service, not in it.
+  sandbox: ['config', 'email-api'],
+  tools: ['contracts'],
+};
+
+const folders = Object.keys(MAY_IMPORT);
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'Files must not import each other in a circle, within a folder or across folders.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...folders.map((folder) => ({
+      name: `${folder}-imports`,
+      comment: `src/${folder}/ may import only: ${MAY_IMPORT[folder].join(', ') || 'nothing outside itself'}`,
+      severity: 'error',
+      from: { path: `^src/${folder}/` },
+      to: {
+        path: '^src/',
+        pathNot: [`^src/(${[folder, ...MAY_IMPORT[folder]].join('|')})/`],
+      },
+    })),
+    {
+      name: 'no-unknown-folder',
+      comment: 'A new top-level folder gets its line in MAY_IMPORT before anything imports it.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/', pathNot: [`^src/(${folders.join('|')})/`, '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'nothing-imports-the-root',
+      comment: 'src/*.ts compose the service; no folder imports them back.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '\\.spec\\.ts$' },
+  },
+};
