@@ -9,6 +9,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { CampaignBatcher } from './campaign.batcher';
 import { ContactListBatcher } from './contact-list.batcher';
 import { DeliveryService } from './delivery.service';
+import { CLOCK, systemClock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
 import { VendorGate } from './vendor.gate';
 
@@ -53,6 +54,7 @@ import { VendorGate } from './vendor.gate';
           store,
         ),
     },
+    { provide: CLOCK, useValue: systemClock },
     VendorGate,
     DeliveryService,
   ],

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { CLOCK, systemClock, type Clock } from './clock';
 
 export type GateState = { open: true } | { open: false; reason: 'auth' | 'outage'; until: number };
 
@@ -14,8 +15,10 @@ export class VendorGate {
   private readonly logger = new Logger(VendorGate.name);
   private readonly events = new EventEmitter().setMaxListeners(0);
   private current: GateState = { open: true };
-  private timer?: NodeJS.Timeout;
+  private cancelReopen?: () => void;
   private shutDown = false;
+
+  constructor(@Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock) {}
 
   get state(): GateState {
     return this.current;
@@ -26,12 +29,12 @@ export class VendorGate {
    * whether this call paused consumption, i.e. the gate was open.
    */
   trip(reason: 'auth' | 'outage', pauseMs: number, detail: string): boolean {
-    const until = Date.now() + pauseMs;
+    const until = this.clock.now() + pauseMs;
     if (!this.current.open && this.current.until >= until) return false;
     const wasOpen = this.current.open;
     this.current = { open: false, reason, until };
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.reopen(), pauseMs);
+    this.cancelReopen?.();
+    this.cancelReopen = this.clock.after(pauseMs, () => this.reopen());
     if (wasOpen) {
       const what =
         reason === 'auth'
@@ -58,7 +61,7 @@ export class VendorGate {
 
   /** Ends every wait: actions still paused give their claims back and stay uncommitted. */
   close(): void {
-    clearTimeout(this.timer);
+    this.cancelReopen?.();
     this.shutDown = true;
     this.events.emit('change', this.current);
   }
