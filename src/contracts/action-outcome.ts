@@ -17,6 +17,11 @@ export type ActionOutcome =
   | { status: 'created'; listId: string; name: string; memberCount: number; ambiguous?: true }
   | {
       status: 'failed';
+      /**
+       * A `DispatchFailureCode` (`email-dispatch-failed.v1.ts`). Kept a string: outcomes stored
+       * before the codes existed hold an error class name (`VendorRequestError`, …), which the
+       * result factory maps to a code.
+       */
       errorCode: string;
       vendorStatus?: number;
       message: string;

@@ -3,6 +3,38 @@ import type { ResultEvent } from './result-event';
 export const EMAIL_DISPATCH_FAILED_V1 = 'email.dispatch.failed.v1';
 
 /**
+ * The `errorCode`s of `email.dispatch.failed.v1`, each with the `retriable` it is published with:
+ * whether redriving the source event later can succeed. Codes are part of the contract: a new
+ * one is an addition here and in the README, an existing one never changes its name or meaning.
+ * Vendor trouble that the service waits out (401/403, 408/425/429, 5xx, network failures it
+ * retries) never ends in a failed result, so it has no code.
+ */
+export const DISPATCH_FAILURE_RETRIABLE = {
+  /** Our own pre-send check refused the request (it breaks the vendor's interface). */
+  INVALID_REQUEST: false,
+  /** The vendor refused the request with a 4xx other than 401/403/408/425/429. */
+  VENDOR_REJECTED: false,
+  /** The vendor answered 2xx with a body the interface does not allow: it has likely acted. */
+  VENDOR_BAD_RESPONSE: false,
+  /** No usable answer that retrying now would change: TLS or certificate failure, a redirect. */
+  VENDOR_UNAVAILABLE: true,
+  /** AMBIGUOUS_SEND_POLICY=fail: the vendor may or may not have the send. */
+  AMBIGUOUS_SEND: true,
+  /** A failure inside mailbridge's vendor client, not a verdict on the request. */
+  INTERNAL_ERROR: true,
+} as const satisfies Record<string, boolean>;
+
+export type DispatchFailureCode = keyof typeof DISPATCH_FAILURE_RETRIABLE;
+
+export const DISPATCH_FAILURE_CODES = Object.keys(
+  DISPATCH_FAILURE_RETRIABLE,
+) as readonly DispatchFailureCode[];
+
+export function isDispatchFailureCode(value: string): value is DispatchFailureCode {
+  return Object.hasOwn(DISPATCH_FAILURE_RETRIABLE, value);
+}
+
+/**
  * `email.dispatch.failed.v1`: the source event could not be turned into a vendor call that
  * succeeded. `message` never holds personal data or keys.
  */
@@ -12,14 +44,16 @@ export type EmailDispatchFailedV1 = ResultEvent<
     sourceEventId: string;
     sourceEventType: string;
     template: string;
-    /** A stable machine-readable code, e.g. `VENDOR_REJECTED`. */
-    errorCode: string;
+    /** One of `DISPATCH_FAILURE_CODES`; stable across releases (the README lists them). */
+    errorCode: DispatchFailureCode;
     vendorStatus?: number;
+    /** `DISPATCH_FAILURE_RETRIABLE[errorCode]`: whether redriving the event later can succeed. */
     retriable: boolean;
     message: string;
     /**
      * Present (true) with `errorCode` `AMBIGUOUS_SEND` (AMBIGUOUS_SEND_POLICY=fail): the vendor
      * may or may not have the send; it was not sent again. Redrive it if it did not arrive.
+     * Also present with another code when an earlier attempt of the send may have reached it.
      */
     ambiguous?: true;
   }

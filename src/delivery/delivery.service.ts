@@ -2,11 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/template';
-import { VendorAuthError, VendorError } from '../email-api/vendor.errors';
+import {
+  VendorAuthError,
+  VendorError,
+  VendorNetworkError,
+  VendorRequestError,
+  VendorResponseError,
+} from '../email-api/vendor.errors';
 import type { CampaignRecipient } from '../email-api/vendor.types';
 import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
 import { ContactListBatcher, type ContactListDelivery } from './contact-list.batcher';
 import type { ActionOutcome } from '../contracts/action-outcome';
+import type { DispatchFailureCode } from '../contracts/email-dispatch-failed.v1';
 import type { HeldClaim } from '../idempotency/idempotency.store';
 import { VendorGate } from './vendor.gate';
 
@@ -18,8 +25,6 @@ export interface ActionTicket {
   /** Called when the outcome starts waiting on a timer (a contact-list window). */
   park?: () => void;
 }
-
-export const AMBIGUOUS_SEND = 'AMBIGUOUS_SEND';
 
 /**
  * Carries one template action to the vendor and back to an outcome. Vendor trouble costs time,
@@ -190,7 +195,7 @@ function failedOutcome(error: VendorError, prefix = '', ambiguous = false): Acti
   return flagged(
     {
       status: 'failed',
-      errorCode: error.name,
+      errorCode: failureCode(error),
       vendorStatus: error.status,
       message: `${prefix}${error.message}`,
     },
@@ -198,11 +203,28 @@ function failedOutcome(error: VendorError, prefix = '', ambiguous = false): Acti
   );
 }
 
+/**
+ * The one place a vendor error becomes a published `errorCode`: by what went wrong, never by
+ * class name, so renaming an error class changes nothing for subscribers. Only errors that end
+ * an action reach it (auth refusals and retriable trouble pause instead); the codes for the
+ * others are there so that a change of that policy still publishes a true code.
+ */
+export function failureCode(error: VendorError): DispatchFailureCode {
+  if (error instanceof VendorRequestError) return 'INVALID_REQUEST';
+  if (error instanceof VendorResponseError) return 'VENDOR_BAD_RESPONSE';
+  if (error instanceof VendorNetworkError || error.retriable) return 'VENDOR_UNAVAILABLE';
+  const status = error.status;
+  if (status !== undefined && status >= 400 && status < 500) return 'VENDOR_REJECTED';
+  // A redirect (refused, so that no key is replayed elsewhere) or a 5xx: the vendor's side.
+  if (status !== undefined) return 'VENDOR_UNAVAILABLE';
+  return 'INTERNAL_ERROR';
+}
+
 /** At-most-once: a send that may have reached the vendor is reported, not sent again. */
 export function ambiguousFailure(detail: string): ActionOutcome {
   return {
     status: 'failed',
-    errorCode: AMBIGUOUS_SEND,
+    errorCode: 'AMBIGUOUS_SEND' satisfies DispatchFailureCode,
     message: `the vendor may or may not have this send (${detail}); not sent again (AMBIGUOUS_SEND_POLICY=fail): redrive it if it did not arrive`,
     ambiguous: true,
   };

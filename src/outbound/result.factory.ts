@@ -7,7 +7,10 @@ import {
   type EmailContactListCreatedV1,
 } from '../contracts/email-contact-list-created.v1';
 import {
+  DISPATCH_FAILURE_RETRIABLE,
   EMAIL_DISPATCH_FAILED_V1,
+  isDispatchFailureCode,
+  type DispatchFailureCode,
   type EmailDispatchFailedV1,
 } from '../contracts/email-dispatch-failed.v1';
 import type { EventEnvelope } from '../contracts/event-envelope';
@@ -63,21 +66,46 @@ export function resultFor(
           ambiguous: outcome.ambiguous,
         },
       };
-    case 'failed':
+    case 'failed': {
+      const errorCode = publishedCode(outcome.errorCode, outcome.vendorStatus);
       return {
         ...base,
         id: resultEventId(EMAIL_DISPATCH_FAILED_V1, source.id, template),
         type: EMAIL_DISPATCH_FAILED_V1,
         data: {
           ...origin,
-          errorCode: outcome.errorCode,
+          errorCode,
           vendorStatus: outcome.vendorStatus,
-          retriable: outcome.ambiguous === true,
+          retriable: DISPATCH_FAILURE_RETRIABLE[errorCode],
           message: outcome.message,
           ambiguous: outcome.ambiguous,
         },
       };
+    }
   }
+}
+
+/**
+ * What outcomes recorded before the stable codes hold (the vendor client's error class names,
+ * kept in the store for `IDEMPOTENCY_TTL_SECONDS`), as the code delivery gives that error now.
+ * A plain `VendorError` was a refusal by status or an unexpected failure: see `publishedCode`.
+ */
+const LEGACY_ERROR_NAMES: Readonly<Record<string, DispatchFailureCode>> = {
+  VendorRequestError: 'INVALID_REQUEST',
+  VendorResponseError: 'VENDOR_BAD_RESPONSE',
+  VendorNetworkError: 'VENDOR_UNAVAILABLE',
+  VendorTimeoutError: 'VENDOR_UNAVAILABLE',
+  VendorAuthError: 'VENDOR_REJECTED',
+  VendorWithheldError: 'INTERNAL_ERROR',
+  VendorConfigError: 'INTERNAL_ERROR',
+};
+
+/** The stored `errorCode` if it is a code; an old class name mapped to one; else INTERNAL_ERROR. */
+function publishedCode(stored: string, vendorStatus: number | undefined): DispatchFailureCode {
+  if (isDispatchFailureCode(stored)) return stored;
+  if (Object.hasOwn(LEGACY_ERROR_NAMES, stored)) return LEGACY_ERROR_NAMES[stored];
+  if (vendorStatus === undefined) return 'INTERNAL_ERROR';
+  return vendorStatus >= 400 && vendorStatus < 500 ? 'VENDOR_REJECTED' : 'VENDOR_UNAVAILABLE';
 }
 
 /** The topic that carries the result of an outcome of this kind. */
