@@ -179,4 +179,39 @@ describe(loadConfig.name, () => {
       expect.stringContaining('LIVENESS_STALL_MS'),
     ]);
   });
+
+  it('reads the Kafka session timeout and the partitions handled at once: 30 s and 16 unless set', () => {
+    const defaults = loadConfig(production);
+    expect(defaults.kafka.sessionTimeoutMs).toBe(30_000);
+    expect(defaults.consumer.partitionsConcurrently).toBe(16);
+    const set = loadConfig({
+      ...production,
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+      CONSUMER_PARTITIONS_CONCURRENTLY: '4',
+    });
+    expect(set.kafka.sessionTimeoutMs).toBe(10_000);
+    expect(set.consumer.partitionsConcurrently).toBe(4);
+    expect(
+      problemsOf({
+        ...production,
+        KAFKA_SESSION_TIMEOUT_MS: '3000',
+        CONSUMER_PARTITIONS_CONCURRENTLY: '0',
+      }),
+    ).toEqual([
+      expect.stringContaining('KAFKA_SESSION_TIMEOUT_MS'),
+      expect.stringContaining('CONSUMER_PARTITIONS_CONCURRENTLY'),
+    ]);
+  });
+
+  it('reads the SASL password from a file too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-config-'));
+    writeFileSync(join(dir, 'sasl'), 'from-file-sasl\n');
+    const config = loadConfig({
+      ...production,
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'mailbridge',
+      KAFKA_SASL_PASSWORD_FILE: join(dir, 'sasl'),
+    });
+    expect(config.kafka.sasl?.password).toBe('from-file-sasl');
+  });
 });

@@ -13,9 +13,8 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-
-export const MODES = ['local', 'production'] as const;
-export type Mode = (typeof MODES)[number];
+import { Default, LocalDefault, MODES, ReadableFromFile, type Mode } from './default.decorator';
+import { SANDBOX_API_KEY, SANDBOX_PORT, SANDBOX_RELAY_ACCESS_TOKEN } from './sandbox-defaults';
 
 export const TOKEN_FORMS = ['bare', 'token-prefix'] as const;
 export type TokenForm = (typeof TOKEN_FORMS)[number];
@@ -42,39 +41,49 @@ const bool = ({ value }: { value: unknown }): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 
 /**
- * Every environment variable mailbridge reads, in one place. Values arrive as strings; the
- * decorators convert and validate them, and `loadConfig` reports every violation at once.
- * Defaults that depend on the mode live in `config.loader.ts`.
+ * Every environment variable mailbridge reads, in one place, each with its default: `@Default`
+ * holds in production and, unless it gives one of its own, in local mode; `@LocalDefault` only in
+ * local mode (production requires the variable). Values arrive as strings; the other decorators
+ * convert and validate them, and `loadConfig` reports every violation at once. A new setting is
+ * a field here plus the line in `app-config.ts` that puts it into `AppConfig`.
  */
 export class EnvironmentVariables {
+  /** Chooses the defaults, so it has none of its own here: `loadConfig` takes `production`. */
   @IsIn(MODES)
   MAILBRIDGE_MODE!: Mode;
 
+  @Default('log')
   @IsIn(LOG_LEVELS)
   LOG_LEVEL!: LogLevel;
 
+  @Default('3000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(65535)
   HTTP_PORT!: number;
 
+  @LocalDefault('127.0.0.1:9092')
   @IsNotEmpty({ message: 'KAFKA_BROKERS is required (comma-separated host:port list)' })
   @Matches(BROKER_LIST, { message: 'KAFKA_BROKERS must be a comma-separated host:port list' })
   KAFKA_BROKERS!: string;
 
+  @Default('mailbridge')
   @IsString()
   @IsNotEmpty()
   KAFKA_CLIENT_ID!: string;
 
+  @Default('mailbridge')
   @IsString()
   @IsNotEmpty()
   KAFKA_GROUP_ID!: string;
 
+  @Default('false')
   @Transform(bool)
   @IsBoolean()
   KAFKA_SSL!: boolean;
 
+  @Default('none')
   @IsIn(SASL_MECHANISMS)
   KAFKA_SASL_MECHANISM!: SaslMechanism;
 
@@ -82,6 +91,7 @@ export class EnvironmentVariables {
   @IsNotEmpty({ message: 'KAFKA_SASL_USERNAME is required when KAFKA_SASL_MECHANISM is set' })
   KAFKA_SASL_USERNAME?: string;
 
+  @ReadableFromFile()
   @ValidateIf((env: EnvironmentVariables) => env.KAFKA_SASL_MECHANISM !== 'none')
   @IsNotEmpty({
     message:
@@ -89,66 +99,101 @@ export class EnvironmentVariables {
   })
   KAFKA_SASL_PASSWORD?: string;
 
+  @Default('false', { local: 'true' })
   @Transform(bool)
   @IsBoolean()
   KAFKA_CREATE_TOPICS!: boolean;
 
+  @Default('6')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   KAFKA_TOPIC_PARTITIONS!: number;
 
+  @Default('-1')
   @Type(() => Number)
   @IsInt()
   @Min(-1)
   KAFKA_REPLICATION_FACTOR!: number;
 
+  /**
+   * How long the group waits for a member that stopped heartbeating before its partitions go to
+   * another: after a crash, those partitions stand still this long. At least three heartbeats
+   * (every 3 s, `kafka/kafka-tuning.ts`) so one late heartbeat does not cost a rebalance; at most
+   * the broker's default `group.max.session.timeout.ms`.
+   */
+  @Default('30000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(9_000)
+  @Max(1_800_000)
+  KAFKA_SESSION_TIMEOUT_MS!: number;
+
+  @Default('user.signed_up.v1')
   @Matches(TOPIC)
   TOPIC_USER_SIGNED_UP!: string;
 
+  @Default('order.placed.v1')
   @Matches(TOPIC)
   TOPIC_ORDER_PLACED!: string;
 
+  @Default('email.campaign.requested.v1')
   @Matches(TOPIC)
   TOPIC_CAMPAIGN_REQUESTED!: string;
 
+  @Default('email.contact_list.requested.v1')
   @Matches(TOPIC)
   TOPIC_CONTACT_LIST_REQUESTED!: string;
 
+  @Default('email.campaign.sent.v1')
   @Matches(TOPIC)
   TOPIC_CAMPAIGN_SENT!: string;
 
+  @Default('email.contact_list.created.v1')
   @Matches(TOPIC)
   TOPIC_CONTACT_LIST_CREATED!: string;
 
+  @Default('email.dispatch.failed.v1')
   @Matches(TOPIC)
   TOPIC_DISPATCH_FAILED!: string;
 
+  @Default('mailbridge.dead-letter.v1')
   @Matches(TOPIC)
   TOPIC_DEAD_LETTER!: string;
 
+  @Default('https://api.tinyemail.com/relay/v1', {
+    local: `http://127.0.0.1:${SANDBOX_PORT}/relay/v1`,
+  })
   @IsUrl(url, { message: 'VENDOR_RELAY_BASE_URL must be an http(s) URL' })
   VENDOR_RELAY_BASE_URL!: string;
 
+  @Default('https://api.tinyemail.com/v1', { local: `http://127.0.0.1:${SANDBOX_PORT}/v1` })
   @IsUrl(url, { message: 'VENDOR_BASE_URL must be an http(s) URL' })
   VENDOR_BASE_URL!: string;
 
+  @Default('/contacts')
   @Matches(/^\/[A-Za-z0-9/_-]*$/, {
     message: 'VENDOR_CONTACTS_PATH must be a path starting with /',
   })
   VENDOR_CONTACTS_PATH!: string;
 
+  @LocalDefault(SANDBOX_RELAY_ACCESS_TOKEN)
+  @ReadableFromFile()
   @IsNotEmpty({
     message: 'VENDOR_RELAY_ACCESS_TOKEN (or VENDOR_RELAY_ACCESS_TOKEN_FILE) is required',
   })
   VENDOR_RELAY_ACCESS_TOKEN!: string;
 
+  @Default('bare')
   @IsIn(TOKEN_FORMS)
   VENDOR_RELAY_TOKEN_FORM!: TokenForm;
 
+  @LocalDefault(SANDBOX_API_KEY)
+  @ReadableFromFile()
   @IsNotEmpty({ message: 'VENDOR_API_KEY (or VENDOR_API_KEY_FILE) is required' })
   VENDOR_API_KEY!: string;
 
+  @Default('')
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string'
       ? value
@@ -160,54 +205,64 @@ export class EnvironmentVariables {
   @IsString({ each: true })
   VENDOR_ALLOW_INSECURE_HOSTS!: string[];
 
+  @Default('5000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_CONNECT_TIMEOUT_MS!: number;
 
+  @Default('15000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_HEADERS_TIMEOUT_MS!: number;
 
+  @Default('15000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_BODY_TIMEOUT_MS!: number;
 
   /** Attempts per vendor request, the first included; 1 turns retries off. */
+  @Default('6')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(100)
   VENDOR_RETRY_MAX_ATTEMPTS!: number;
 
+  @Default('250')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_RETRY_BASE_MS!: number;
 
+  @Default('30000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_RETRY_CAP_MS!: number;
 
   /** A Retry-After longer than this ends the retries: the caller pauses instead. */
+  @Default('120000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   VENDOR_RETRY_AFTER_MAX_MS!: number;
 
+  @Default('1000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   VENDOR_MAX_RECIPIENTS_PER_REQUEST!: number;
 
+  @Default('5242880')
   @Type(() => Number)
   @IsInt()
   @Min(1024)
   VENDOR_MAX_BODY_BYTES!: number;
 
+  @Default('32')
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -215,15 +270,18 @@ export class EnvironmentVariables {
   VENDOR_POOL_CONNECTIONS!: number;
 
   /** Requests of one split campaign in flight at once. */
+  @Default('4')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(256)
   VENDOR_CHUNK_CONCURRENCY!: number;
 
+  @LocalDefault('hello@mailbridge.local')
   @IsEmail({}, { message: 'SENDER_FROM_EMAIL must be an email address' })
   SENDER_FROM_EMAIL!: string;
 
+  @Default('mailbridge')
   @IsString()
   @IsNotEmpty()
   SENDER_FROM_NAME!: string;
@@ -236,112 +294,146 @@ export class EnvironmentVariables {
   @IsString()
   SENDER_REPLY_TO_NAME?: string;
 
+  @Default('false')
   @Transform(bool)
   @IsBoolean()
   DISABLE_TRACKING_LINKS!: boolean;
 
+  @Default('5000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(100000)
   CONSUMER_MAX_IN_FLIGHT!: number;
 
+  @Default('1000')
   @Type(() => Number)
   @IsInt()
   @Min(50)
   CONSUMER_COMMIT_INTERVAL_MS!: number;
 
-  /** Where a group without a committed offset starts reading a partition. */
+  /** Partitions whose batches are handled at once; `CONSUMER_MAX_IN_FLIGHT` still bounds records. */
+  @Default('16')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  CONSUMER_PARTITIONS_CONCURRENTLY!: number;
+
+  /**
+   * Where a group without a committed offset starts reading a partition. Production starts at the
+   * end: a new group deployed against an existing topic must not email everyone still in retention.
+   */
+  @Default('latest', { local: 'earliest' })
   @IsIn(START_POSITIONS)
   CONSUMER_START_FROM!: StartPosition;
 
   /** No progress for this long, with records waiting and the vendor gate open, fails liveness. */
+  @Default('300000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   LIVENESS_STALL_MS!: number;
 
+  @Default('262144')
   @Type(() => Number)
   @IsInt()
   @Min(1024)
   MAX_EVENT_BYTES!: number;
 
+  @Default('100')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   BATCH_LINGER_MS!: number;
 
+  @Default('1000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   BATCH_MAX_RECIPIENTS!: number;
 
+  @Default('4194304')
   @Type(() => Number)
   @IsInt()
   @Min(1024)
   BATCH_MAX_BYTES!: number;
 
+  @Default('10000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   CONTACT_LIST_WINDOW_MS!: number;
 
+  @Default('1000')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   CONTACT_LIST_MAX_MEMBERS!: number;
 
   /** How far ahead of our clock an order's `placedAt` may be and still choose its own window. */
+  @Default('30000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   CONTACT_LIST_CLOCK_SKEW_MS!: number;
 
+  @Default('new-customers-{window}')
   @Matches(/\{window\}/, { message: 'CONTACT_LIST_NAME_PATTERN must contain {window}' })
   CONTACT_LIST_NAME_PATTERN!: string;
 
+  @Default('5000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   PAUSE_ON_VENDOR_FAILURE_MS!: number;
 
+  @Default('60000')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   PAUSE_ON_AUTH_FAILURE_MS!: number;
 
+  @Default('redis', { local: 'memory' })
   @IsIn(IDEMPOTENCY_STORES)
   IDEMPOTENCY_STORE!: IdempotencyStoreKind;
 
+  @Default('redis://127.0.0.1:6379')
   @IsUrl(
     { require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] },
     { message: 'REDIS_URL must be a redis:// or rediss:// URL' },
   )
   REDIS_URL!: string;
 
+  @Default('mailbridge:idem:')
   @Matches(/^[\w:.-]{0,100}$/, {
     message: 'IDEMPOTENCY_KEY_PREFIX may hold letters, digits and _ : . -',
   })
   IDEMPOTENCY_KEY_PREFIX!: string;
 
+  @Default('604800')
   @Type(() => Number)
   @IsInt()
   @Min(60)
   IDEMPOTENCY_TTL_SECONDS!: number;
 
+  @Default('120000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   IDEMPOTENCY_CLAIM_TTL_MS!: number;
 
+  @Default('10000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   IDEMPOTENCY_INSTANCE_TTL_MS!: number;
 
+  @Default('resend')
   @IsIn(AMBIGUOUS_SEND_POLICIES)
   AMBIGUOUS_SEND_POLICY!: AmbiguousSendPolicy;
 
+  @Default('15000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
