@@ -32,6 +32,8 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
           commitIntervalMs: config.consumer.commitIntervalMs,
           shutdownTimeoutMs: config.shutdownTimeoutMs,
           startFrom: config.consumer.startFrom,
+          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          partitionsConcurrently: config.consumer.partitionsConcurrently,
           allowAutoTopicCreation: config.kafka.createTopics,
           beforeStop: () => app.get(DeliveryService).flush(),
           gate: app.get(VendorGate),

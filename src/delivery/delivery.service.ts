@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/template';
+import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/planner';
 import {
   VendorAuthError,
   VendorError,

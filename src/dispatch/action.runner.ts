@@ -6,7 +6,7 @@ import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionStatus, EventSource } from './dispatch-outcome';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
-import type { Template, TemplateAction } from '../templates/template';
+import type { Planner, TemplateAction } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import {
@@ -19,7 +19,7 @@ import { ambiguousFailure, DeliveryService, type ActionTicket } from '../deliver
 
 /** A template and the action it planned for an event. */
 export interface PlannedAction {
-  template: Template;
+  template: Planner;
   action: TemplateAction;
 }
 
@@ -119,7 +119,7 @@ export class ActionRunner {
 
   private publish(
     event: InboundEvent,
-    template: Template,
+    template: Planner,
     source: EventSource,
     outcome: ActionOutcome,
   ): Promise<void> {

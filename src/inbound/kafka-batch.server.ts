@@ -5,6 +5,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumerStatus } from './consumer-status';
 import type { ConsumedRecord } from '../kafka/consumed-record';
+import { CONSUMER_RETRIES, HEARTBEAT_INTERVAL_MS, MAX_WAIT_TIME_MS } from '../kafka/kafka-tuning';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import { INBOUND_EVENT, RecordContext } from './record-context';
@@ -21,6 +22,10 @@ export interface KafkaBatchServerOptions {
   shutdownTimeoutMs: number;
   /** Where a group without a committed offset for a partition starts reading it. */
   startFrom: 'latest' | 'earliest';
+  /** How long the group waits for a silent member before its partitions go to another. */
+  sessionTimeoutMs: number;
+  /** Partitions whose batches are handled at once; `maxInFlight` still bounds the records. */
+  partitionsConcurrently: number;
   /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
   beforeStop?: () => Promise<void>;
   /** Whether fetching a topic that does not exist may make the broker create it. */
@@ -29,10 +34,6 @@ export interface KafkaBatchServerOptions {
   gate?: { onChange(listener: (state: { open: boolean }) => void): void };
 }
 
-const HEARTBEAT_INTERVAL_MS = 3_000;
-const SESSION_TIMEOUT_MS = 30_000;
-/** The longest the broker holds an empty fetch, and so the longest `consumer.stop()` waits for it. */
-const MAX_WAIT_TIME_MS = 1_000;
 /**
  * After in-flight records (`shutdownTimeoutMs`), the stop allows these for its last steps: 4 s in
  * all, inside the 5 s margin `main.ts` gives the whole process beyond `SHUTDOWN_TIMEOUT_MS`.
@@ -137,12 +138,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   private async start(): Promise<void> {
     const consumer = this.kafka.consumer({
       groupId: this.options.groupId,
-      sessionTimeout: SESSION_TIMEOUT_MS,
+      sessionTimeout: this.options.sessionTimeoutMs,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: MAX_WAIT_TIME_MS,
       allowAutoTopicCreation: this.options.allowAutoTopicCreation,
-      // kafkajs' default retries for consumers; a crash during a stop must not bring it back.
-      retry: { retries: 5, restartOnFailure: () => Promise.resolve(!this.stopping) },
+      // A crash during a stop must not bring the consumer back.
+      retry: { retries: CONSUMER_RETRIES, restartOnFailure: () => Promise.resolve(!this.stopping) },
     });
     const committer = new OffsetCommitter(consumer, this.logger);
     this.consumer = consumer;
@@ -159,7 +160,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 16,
+      partitionsConsumedConcurrently: this.options.partitionsConcurrently,
       eachBatch: (payload) => this.processBatch(payload, committer),
     });
     if (this.stopping) return;

@@ -18,6 +18,7 @@ import type { ActionOutcome } from '../contracts/action-outcome';
 import type { EventEnvelope } from '../contracts/event-envelope';
 import { resultFor, resultTopic } from './result.factory';
 import type { ConsumedRecord } from '../kafka/consumed-record';
+import { PRODUCER_MAX_IN_FLIGHT_REQUESTS, PRODUCER_RETRY } from '../kafka/kafka-tuning';
 import {
   buildDeadLetter,
   formAfterRefusal,
@@ -60,15 +61,13 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(Kafka) kafka: Kafka,
     private readonly config: AppConfig,
   ) {
-    // Unbounded retries are what idempotence needs; a broker outage then costs time, and the
-    // records waiting on it stay uncommitted.
     this.producer = kafka.producer({
       idempotent: true,
-      maxInFlightRequests: 5,
+      maxInFlightRequests: PRODUCER_MAX_IN_FLIGHT_REQUESTS,
       createPartitioner: Partitioners.DefaultPartitioner,
       // Producing to a missing topic must not make a broker with auto-creation on create it.
       allowAutoTopicCreation: config.kafka.createTopics,
-      retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: 10_000 },
+      retry: PRODUCER_RETRY,
     });
     this.deadLetterLimit = new DeadLetterLimit(kafka, config.topics.deadLetter, this.logger);
   }
