@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Pool } from 'undici';
 import { loadConfig } from '../../src/config/config.loader';
-import { WelcomeTemplate } from '../../src/templates/welcome/welcome.template';
+import { WelcomePlanner } from '../../src/templates/welcome/welcome.planner';
 import { percentiles } from '../measure/percentiles';
 import { userSignedUp } from '../workloads/event-factory';
 import type { UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const config = childConfig<HttpChildConfig>();
   const url = new URL(config.relayBaseUrl);
   const path = `${url.pathname.replace(/\/+$/, '')}/email/campaign`;
-  const template = new WelcomeTemplate(
+  const template = new WelcomePlanner(
     loadConfig({ MAILBRIDGE_MODE: 'local', SENDER_FROM_EMAIL: 'bench@mailbridge.local' }),
   );
   const planned = Array.from({ length: config.recipients }, (_, n) =>

@@ -1,5 +1,5 @@
 import { normalisedAddress } from '../email-api/vendor-request.validator';
-import type { CampaignContent } from '../templates/template';
+import type { CampaignContent } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';

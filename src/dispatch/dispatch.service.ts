@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import { TemplateRegistry } from '../templates/template.registry';
+import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
 
@@ -12,7 +12,7 @@ import type { DispatchOutcome, EventSource } from './dispatch-outcome';
 @Injectable()
 export class DispatchService {
   constructor(
-    private readonly templates: TemplateRegistry,
+    private readonly templates: PlannerRegistry,
     private readonly runner: ActionRunner,
   ) {}
 

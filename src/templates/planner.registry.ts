@@ -1,29 +1,70 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { EmailTemplate, type Template } from './template';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { Planner } from './planner';
+import { TEMPLATE_FOLDERS, type TemplateFolder } from './template-folders.module';
 
-/** Finds every `@EmailTemplate()` provider at startup and answers which handle an event type. */
+/**
+ * Finds every `@Planner()` provider at startup and answers which plan an event type. Start-up
+ * fails on two planners with one name (the name is part of idempotency keys and result ids)
+ * and on a template folder whose module provides no planner.
+ */
 @Injectable()
-export class TemplateRegistry implements OnModuleInit {
-  private readonly byEventType = new Map<string, Template[]>();
+export class PlannerRegistry implements OnModuleInit {
+  private readonly all: Planner[] = [];
+  private readonly byEventType = new Map<string, Planner[]>();
 
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Inject(TEMPLATE_FOLDERS) private readonly folders: readonly TemplateFolder[],
+  ) {}
 
   onModuleInit(): void {
-    const names = new Set<string>();
-    for (const wrapper of this.discovery.getProviders({ metadataKey: EmailTemplate.KEY })) {
-      const template = wrapper.instance as Template;
-      if (names.has(template.name)) throw new Error(`two templates are named '${template.name}'`);
-      names.add(template.name);
-      const list = this.byEventType.get(template.eventType) ?? [];
-      list.push(template);
-      this.byEventType.set(template.eventType, list);
+    // Nest lists providers in an order of its own making; sort by folder (the scan's order),
+    // then by name, so that the order found is the same on every machine and Nest version.
+    const rank = new Map<unknown, number>(this.folders.map((f, i) => [f.module, i]));
+    const rankOf = (w: InstanceWrapper) => rank.get(w.host?.metatype) ?? this.folders.length;
+    const found = this.discovery
+      .getProviders({ metadataKey: Planner.KEY })
+      .sort((a, b) => rankOf(a) - rankOf(b) || nameOf(a).localeCompare(nameOf(b)));
+    const folderOf = new Map<unknown, string>(this.folders.map((f) => [f.module, f.path]));
+    const where = new Map<string, string>();
+    for (const wrapper of found) {
+      const planner = wrapper.instance as Planner | undefined;
+      const origin = `${folderOf.get(wrapper.host?.metatype) ?? wrapper.host?.name ?? '?'} (${wrapper.name})`;
+      if (!planner) throw new Error(`planner ${origin} must be a singleton provider`);
+      const earlier = where.get(planner.name);
+      if (earlier) {
+        throw new Error(`two planners are named '${planner.name}': ${earlier} and ${origin}`);
+      }
+      where.set(planner.name, origin);
+      this.all.push(planner);
+      const list = this.byEventType.get(planner.eventType) ?? [];
+      list.push(planner);
+      this.byEventType.set(planner.eventType, list);
+    }
+    const hosts = new Set(found.map((wrapper) => wrapper.host?.metatype));
+    for (const folder of this.folders) {
+      if (!hosts.has(folder.module)) {
+        throw new Error(
+          `template folder ${folder.path}/: ${folder.module.name} provides no @Planner() provider`,
+        );
+      }
     }
     for (const list of this.byEventType.values()) list.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The templates for an event type, in a stable order (by name, sorted once at startup). */
-  forEventType(type: string): readonly Template[] {
+  /** Every planner, in the order found: by folder, then by name within a folder. */
+  planners(): readonly Planner[] {
+    return this.all;
+  }
+
+  /** The planners for an event type, in a stable order (by name, sorted once at startup). */
+  forEventType(type: string): readonly Planner[] {
     return this.byEventType.get(type) ?? [];
   }
+}
+
+function nameOf(wrapper: InstanceWrapper): string {
+  return (wrapper.instance as Partial<Planner> | undefined)?.name ?? '';
 }

@@ -32,17 +32,19 @@ export type ContactListAction =
 export type TemplateAction = CampaignAction | ContactListAction;
 
 /**
- * A template: a pure mapper from one event type to one vendor action. No I/O, no clock, no
- * randomness — the same event always plans the same action, which is what makes redelivery safe.
- * Register one by decorating a provider with `@EmailTemplate()` in its own module; the pipeline
- * discovers it.
+ * The code of a template: a pure mapper from one event type to one vendor action. No I/O, no
+ * clock, no randomness — the same event always plans the same action, which is what makes
+ * redelivery safe. (A template is a folder of `templates/`: its planner, the module providing
+ * it, and the `.eta` files the planner renders; "template" alone never means the class.)
+ * Register one by decorating a provider with `@Planner()` in its template's module; the
+ * pipeline discovers it.
  */
-export interface Template<E extends InboundEvent = InboundEvent> {
+export interface Planner<E extends InboundEvent = InboundEvent> {
   /** Stable name: part of idempotency keys and result ids; change it and events resend. */
   readonly name: string;
   readonly eventType: E['type'];
   plan(event: E): TemplateAction;
 }
 
-/** Marks a provider as a template for the registry to find. */
-export const EmailTemplate = DiscoveryService.createDecorator();
+/** Marks a provider as a planner for `PlannerRegistry` to find (the value to the type above). */
+export const Planner = DiscoveryService.createDecorator();

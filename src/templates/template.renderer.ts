@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Eta } from 'eta';
 import type { SenderConfig } from '../config/app-config';
-import type { CampaignContent } from './template';
+import type { CampaignContent } from './planner';
 
 const eta = new Eta({ autoEscape: true, useWith: false, autoTrim: false });
 

@@ -1,21 +1,15 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { CommandsModule } from './commands/commands.module';
-import { NewCustomersModule } from './new-customers/new-customers.module';
-import { OrderConfirmationModule } from './order-confirmation/order-confirmation.module';
-import { TemplateRegistry } from './template.registry';
-import { WelcomeModule } from './welcome/welcome.module';
+import { PlannerRegistry } from './planner.registry';
+import { TemplateFoldersModule } from './template-folders.module';
 
-/** Every template module; a new template is a new module in this list, nothing else changes. */
+/**
+ * Every template: each sub-folder of this one is found and imported at start-up (see
+ * `TemplateFoldersModule`), so a new template is a new folder and no line here changes.
+ */
 @Module({
-  imports: [
-    DiscoveryModule,
-    WelcomeModule,
-    OrderConfirmationModule,
-    NewCustomersModule,
-    CommandsModule,
-  ],
-  providers: [TemplateRegistry],
-  exports: [TemplateRegistry],
+  imports: [DiscoveryModule, TemplateFoldersModule.scan(__dirname)],
+  providers: [PlannerRegistry],
+  exports: [PlannerRegistry],
 })
 export class TemplatesModule {}

@@ -2,9 +2,9 @@ import { loadConfig } from '../config/config.loader';
 import { OrderPlacedV1 } from '../contracts/order-placed.v1';
 import { UserSignedUpV1 } from '../contracts/user-signed-up.v1';
 import { plainToInstance } from 'class-transformer';
-import { NewCustomersTemplate } from './new-customers/new-customers.template';
-import { OrderConfirmationTemplate } from './order-confirmation/order-confirmation.template';
-import { WelcomeTemplate } from './welcome/welcome.template';
+import { NewCustomersPlanner } from './new-customers/new-customers.planner';
+import { OrderConfirmationPlanner } from './order-confirmation/order-confirmation.planner';
+import { WelcomePlanner } from './welcome/welcome.planner';
 
 const config = loadConfig({
   MAILBRIDGE_MODE: 'local',
@@ -38,8 +38,8 @@ const order = plainToInstance(OrderPlacedV1, {
   },
 });
 
-describe(WelcomeTemplate.name, () => {
-  const template = new WelcomeTemplate(config);
+describe(WelcomePlanner.name, () => {
+  const template = new WelcomePlanner(config);
 
   it('escapes values rendered into the HTML and keeps the vendor placeholders', () => {
     const action = template.plan(signUp);
@@ -68,9 +68,9 @@ describe(WelcomeTemplate.name, () => {
   });
 });
 
-describe(OrderConfirmationTemplate.name, () => {
+describe(OrderConfirmationPlanner.name, () => {
   it('carries the order as escaped attributes', () => {
-    const action = new OrderConfirmationTemplate(config).plan(order);
+    const action = new OrderConfirmationPlanner(config).plan(order);
     expect(action.recipients[0].attributes).toMatchObject({
       ORDER_ID: 'Order#50993961',
       TOTAL: '3500',
@@ -81,9 +81,9 @@ describe(OrderConfirmationTemplate.name, () => {
   });
 });
 
-describe(NewCustomersTemplate.name, () => {
+describe(NewCustomersPlanner.name, () => {
   it("places the customer in the window of the order's time, with the purchase fields", () => {
-    const action = new NewCustomersTemplate(config).plan(order);
+    const action = new NewCustomersPlanner(config).plan(order);
     expect(action).toEqual({
       kind: 'contact-list',
       mode: 'window',

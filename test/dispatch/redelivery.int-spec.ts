@@ -11,7 +11,7 @@ import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { resultFor } from '../../src/outbound/result.factory';
 import type { ResultPublisher } from '../../src/outbound/result.publisher';
-import type { Template, TemplateAction } from '../../src/templates/template';
+import type { Planner, TemplateAction } from '../../src/templates/planner';
 import { signUp } from '../support/events';
 import { waitFor } from '../support/kafka-helpers';
 import { serviceEnv, uniqueTopics } from '../support/service-harness';
@@ -39,7 +39,7 @@ class HeldVendor {
   }
 }
 
-const welcome: Template = {
+const welcome: Planner = {
   name: 'welcome',
   eventType: 'user.signed_up.v1',
   plan: (event) => ({

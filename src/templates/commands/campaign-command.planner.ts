@@ -7,20 +7,15 @@ import {
   type EmailCampaignRequestedV1,
 } from '../../contracts/email-campaign-requested.v1';
 import type { CampaignRequest } from '../../email-api/vendor.types';
-import {
-  EmailTemplate,
-  type CampaignAction,
-  type CampaignContent,
-  type Template,
-} from '../template';
+import { Planner, type CampaignAction, type CampaignContent } from '../planner';
 
 /**
  * Sends a campaign a service asked for, as it asked. Requests with identical content share a
  * vendor request; the configured sender fills in when the command names none.
  */
 @Injectable()
-@EmailTemplate()
-export class CampaignCommandTemplate implements Template<EmailCampaignRequestedV1> {
+@Planner()
+export class CampaignCommandPlanner implements Planner<EmailCampaignRequestedV1> {
   readonly name = 'campaign-command';
   readonly eventType = EMAIL_CAMPAIGN_REQUESTED_V1;
 

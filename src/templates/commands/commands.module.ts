@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CampaignCommandTemplate } from './campaign-command.template';
-import { ContactListCommandTemplate } from './contact-list-command.template';
+import { CampaignCommandPlanner } from './campaign-command.planner';
+import { ContactListCommandPlanner } from './contact-list-command.planner';
 
 /** The command events: services that want to drive the vendor directly. */
-@Module({ providers: [CampaignCommandTemplate, ContactListCommandTemplate] })
+@Module({ providers: [CampaignCommandPlanner, ContactListCommandPlanner] })
 export class CommandsModule {}

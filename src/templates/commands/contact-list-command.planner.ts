@@ -3,12 +3,12 @@ import {
   EMAIL_CONTACT_LIST_REQUESTED_V1,
   type EmailContactListRequestedV1,
 } from '../../contracts/email-contact-list-requested.v1';
-import { EmailTemplate, type ContactListAction, type Template } from '../template';
+import { Planner, type ContactListAction } from '../planner';
 
 /** Creates the one contact list a service asked for, with exactly its members. */
 @Injectable()
-@EmailTemplate()
-export class ContactListCommandTemplate implements Template<EmailContactListRequestedV1> {
+@Planner()
+export class ContactListCommandPlanner implements Planner<EmailContactListRequestedV1> {
   readonly name = 'contact-list-command';
   readonly eventType = EMAIL_CONTACT_LIST_REQUESTED_V1;
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NewCustomersTemplate } from './new-customers.template';
+import { NewCustomersPlanner } from './new-customers.planner';
 
-@Module({ providers: [NewCustomersTemplate] })
+@Module({ providers: [NewCustomersPlanner] })
 export class NewCustomersModule {}

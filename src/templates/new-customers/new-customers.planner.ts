@@ -2,15 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
 import type { ContactMember } from '../../email-api/vendor.types';
-import { EmailTemplate, type ContactListAction, type Template } from '../template';
+import { Planner, type ContactListAction } from '../planner';
 
 /**
  * Puts every ordering customer into a contact list per time window (by the order's `placedAt`,
  * so a redelivered order lands in the same window), with the purchase fields the vendor keeps.
  */
 @Injectable()
-@EmailTemplate()
-export class NewCustomersTemplate implements Template<OrderPlacedV1> {
+@Planner()
+export class NewCustomersPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'new-customers';
   readonly eventType = ORDER_PLACED_V1;
   private readonly windowMs: number;

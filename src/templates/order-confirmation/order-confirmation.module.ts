@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OrderConfirmationTemplate } from './order-confirmation.template';
+import { OrderConfirmationPlanner } from './order-confirmation.planner';
 
-@Module({ providers: [OrderConfirmationTemplate] })
+@Module({ providers: [OrderConfirmationPlanner] })
 export class OrderConfirmationModule {}

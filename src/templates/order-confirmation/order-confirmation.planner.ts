@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
-import {
-  EmailTemplate,
-  type CampaignAction,
-  type CampaignContent,
-  type Template,
-} from '../template';
+import { Planner, type CampaignAction, type CampaignContent } from '../planner';
 import { escapeHtml, renderCampaignContent } from '../template.renderer';
 
 /**
@@ -14,8 +9,8 @@ import { escapeHtml, renderCampaignContent } from '../template.renderer';
  * attributes, so confirmations of many orders share one request.
  */
 @Injectable()
-@EmailTemplate()
-export class OrderConfirmationTemplate implements Template<OrderPlacedV1> {
+@Planner()
+export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'order-confirmation';
   readonly eventType = ORDER_PLACED_V1;
   private readonly content: CampaignContent;

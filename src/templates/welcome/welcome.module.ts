@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WelcomeTemplate } from './welcome.template';
+import { WelcomePlanner } from './welcome.planner';
 
-@Module({ providers: [WelcomeTemplate] })
+@Module({ providers: [WelcomePlanner] })
 export class WelcomeModule {}

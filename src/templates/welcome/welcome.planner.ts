@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { USER_SIGNED_UP_V1, type UserSignedUpV1 } from '../../contracts/user-signed-up.v1';
-import {
-  EmailTemplate,
-  type CampaignAction,
-  type CampaignContent,
-  type Template,
-} from '../template';
+import { Planner, type CampaignAction, type CampaignContent } from '../planner';
 import { escapeHtml, renderCampaignContent } from '../template.renderer';
 
 /**
@@ -15,8 +10,8 @@ import { escapeHtml, renderCampaignContent } from '../template.renderer';
  * one vendor request.
  */
 @Injectable()
-@EmailTemplate()
-export class WelcomeTemplate implements Template<UserSignedUpV1> {
+@Planner()
+export class WelcomePlanner implements Planner<UserSignedUpV1> {
   readonly name = 'welcome';
   readonly eventType = USER_SIGNED_UP_V1;
   private readonly content: CampaignContent;
