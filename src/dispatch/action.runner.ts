@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionStatus, EventSource } from './dispatch-outcome';
@@ -16,6 +15,7 @@ import {
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
 import { ambiguousFailure, DeliveryService, type ActionTicket } from '../delivery/delivery.service';
+import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 
 /** A template and the action it planned for an event. */
 export interface PlannedAction {
@@ -43,6 +43,7 @@ export class ActionRunner {
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
   /** `park` is called when the outcome starts waiting on a timer (see `RecordContext`). */
@@ -67,7 +68,7 @@ export class ActionRunner {
       if (claim.kind === 'busy') {
         // Another live handling runs it: a rebalance moved the partition mid-send, or the
         // consumer restarted while this record was in flight. Its outcome will be ours.
-        await sleep(BUSY_RETRY_MS);
+        await this.clock.sleep(BUSY_RETRY_MS);
         continue;
       }
       if (claim.kind === 'reclaimed' && claim.maybeSent) {
@@ -100,12 +101,12 @@ export class ActionRunner {
   ): Promise<ActionOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
-    const renew = setInterval(() => {
+    const stopRenewing = this.clock.every(claimTtlMs / 3, () => {
       this.store.renew(key, holder, claimTtlMs).then(
         (held) => held || this.logger.warn(`claim on ${key} was taken over while running`),
         (e: Error) => this.logger.warn(`claim renewal: ${e.message}`),
       );
-    }, claimTtlMs / 3);
+    });
     try {
       return await this.vendor.execute(action, { claim: { key, holder }, ...ticket });
     } catch (error) {
@@ -113,7 +114,7 @@ export class ActionRunner {
       await this.store.release(key, holder).catch(() => undefined);
       throw error;
     } finally {
-      clearInterval(renew);
+      stopRenewing();
     }
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CLOCK, systemClock } from '../delivery/clock';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -10,7 +11,7 @@ import { DispatchService } from './dispatch.service';
 /** Per event: its templates' plans, each claimed, delivered once and answered with a result. */
 @Module({
   imports: [TemplatesModule, DeliveryModule, IdempotencyModule, OutboundModule, MetricsModule],
-  providers: [ActionRunner, DispatchService],
+  providers: [{ provide: CLOCK, useValue: systemClock }, ActionRunner, DispatchService],
   exports: [DispatchService],
 })
 export class DispatchModule {}

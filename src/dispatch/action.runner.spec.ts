@@ -1,0 +1,255 @@
+import { Logger } from '@nestjs/common';
+import type { Counter } from 'prom-client';
+import { FakeClock, settle } from '../../test/support/fake-clock';
+import type { AppConfig } from '../config/app-config';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { ActionTicket, DeliveryService } from '../delivery/delivery.service';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import type { ClaimHolder, ClaimResult } from '../idempotency/idempotency.store';
+import type { InstanceLiveness } from '../idempotency/instance-liveness';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
+import { MetricsService } from '../metrics/metrics.service';
+import type { ResultPublisher } from '../outbound/result.publisher';
+import { ActionRunner, type PlannedAction } from './action.runner';
+import type { EventSource } from './dispatch-outcome';
+
+const CLAIM_TTL_MS = 30_000;
+const ME = 'instance-me';
+const event = { id: 'evt-1', type: 'user.signed_up.v1' } as unknown as InboundEvent;
+const KEY = `${event.id}:welcome`;
+const source: EventSource = { key: null, headers: {} };
+const planned: PlannedAction = {
+  template: { name: 'welcome', eventType: 'user.signed_up.v1', plan: () => planned.action },
+  action: {
+    kind: 'campaign',
+    batchKey: 'welcome',
+    content: { subject: 'Hi', body: 'Hi' },
+    recipients: [{ email: 'ada@example.com' }],
+  },
+};
+const sent = (requestId: string): ActionOutcome => ({
+  status: 'sent',
+  requestIds: [requestId],
+  message: 'queued',
+  recipientCount: 1,
+  batchRecipientCount: 1,
+});
+const stranger = (name: string): ClaimHolder => ({ instance: name, handling: `${name}-h` });
+
+/** Delivery whose calls stay in flight until the spec answers them, in any order. */
+class HeldDelivery {
+  readonly calls: Array<{
+    ticket: ActionTicket;
+    answer: (outcome: ActionOutcome) => void;
+    fail: (error: Error) => void;
+  }> = [];
+
+  execute(_action: unknown, ticket: ActionTicket): Promise<ActionOutcome> {
+    return new Promise((answer, fail) => this.calls.push({ ticket, answer, fail }));
+  }
+}
+
+/** What was published, and what the store said of the key at that moment. */
+interface Published {
+  template: string;
+  outcome: ActionOutcome;
+  storeHad: ClaimResult['kind'];
+}
+
+async function count(counter: Counter, labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await counter.get();
+  const match = values.find((v) =>
+    Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+  );
+  return match?.value ?? 0;
+}
+
+/** Whether `promise` has settled yet. */
+function watch<T>(promise: Promise<T>): { settled: boolean } {
+  const seen = { settled: false };
+  promise.then(
+    () => (seen.settled = true),
+    () => (seen.settled = true),
+  );
+  return seen;
+}
+
+function setUp(policy: 'resend' | 'fail' = 'resend') {
+  const clock = new FakeClock();
+  const store = new MemoryIdempotencyStore(3600, () => clock.now());
+  const delivery = new HeldDelivery();
+  const metrics = new MetricsService();
+  const published: Published[] = [];
+  const publisher = {
+    publishResult: async (_event: InboundEvent, template: string, outcome: ActionOutcome) => {
+      const { kind } = await store.claim(KEY, stranger('observer'), 1);
+      published.push({ template, outcome, storeHad: kind });
+    },
+  } as unknown as ResultPublisher;
+  const config = {
+    idempotency: { claimTtlMs: CLAIM_TTL_MS, ambiguousSendPolicy: policy },
+  } as unknown as AppConfig;
+  const runner = new ActionRunner(
+    config,
+    store,
+    delivery as unknown as DeliveryService,
+    publisher,
+    metrics,
+    { id: ME } as unknown as InstanceLiveness,
+    clock,
+  );
+  // This process is alive for the whole spec, as InstanceLiveness keeps it.
+  void store.heartbeat(ME, 24 * 3_600_000);
+  return { clock, store, delivery, metrics, published, runner };
+}
+
+describe(ActionRunner.name, () => {
+  beforeAll(() => {
+    Logger.overrideLogger(false);
+  });
+
+  it('claims, delivers, records the outcome, and only then publishes it', async () => {
+    const { delivery, metrics, published, runner, store } = setUp();
+    const park = jest.fn();
+    const running = runner.run(event, planned, source, park);
+    await settle();
+    expect(delivery.calls).toHaveLength(1);
+    const { ticket } = delivery.calls[0];
+    expect(ticket).toMatchObject({ claim: { key: KEY }, ambiguous: false, park });
+    expect(ticket.claim.holder.instance).toBe(ME);
+    // While it is being delivered, the key is held: another handling would wait.
+    expect((await store.claim(KEY, { instance: ME, handling: 'other' }, CLAIM_TTL_MS)).kind).toBe(
+      'busy',
+    );
+
+    delivery.calls[0].answer(sent('req-1'));
+    expect(await running).toBe('sent');
+    expect(published).toEqual([{ template: 'welcome', outcome: sent('req-1'), storeHad: 'done' }]);
+    expect(await store.claim(KEY, stranger('later'), CLAIM_TTL_MS)).toEqual({
+      kind: 'done',
+      outcome: sent('req-1'),
+    });
+    expect(await count(metrics.outcomes, { outcome: 'sent' })).toBe(1);
+  });
+
+  it('publishes the recorded outcome again for a done claim, as a duplicate, without sending', async () => {
+    const { delivery, metrics, published, runner, store } = setUp();
+    await store.complete([{ key: KEY, outcome: sent('req-earlier') }]);
+
+    expect(await runner.run(event, planned, source)).toBe('duplicate');
+    expect(delivery.calls).toHaveLength(0);
+    expect(published.map((p) => p.outcome)).toEqual([sent('req-earlier')]);
+    expect(await count(metrics.outcomes, { outcome: 'duplicate' })).toBe(1);
+    expect(await count(metrics.outcomes, { outcome: 'sent' })).toBe(0);
+  });
+
+  it('waits for a busy claim, every 500 ms, and then publishes the other handling’s outcome', async () => {
+    const { clock, delivery, published, runner } = setUp();
+    const first = runner.run(event, planned, source);
+    await settle();
+    const second = runner.run(event, planned, source); // the same record, handled again
+    const secondSeen = watch(second);
+    await clock.advance(1_500);
+    expect(delivery.calls).toHaveLength(1); // the second handling never sends alongside
+    expect(secondSeen.settled).toBe(false);
+
+    delivery.calls[0].answer(sent('req-1'));
+    expect(await first).toBe('sent');
+    await clock.advance(499); // its next look is 500 ms after the last one
+    expect(secondSeen.settled).toBe(false);
+    await clock.advance(1);
+    expect(await second).toBe('duplicate');
+    expect(delivery.calls).toHaveLength(1);
+    expect(published.map((p) => p.outcome)).toEqual([sent('req-1'), sent('req-1')]);
+  });
+
+  describe('taking over a claim whose holder vanished after marking its request as written', () => {
+    /** A process claimed the key, marked the send as about to be written, and died. */
+    async function vanishedWriter(store: MemoryIdempotencyStore): Promise<void> {
+      const dead = stranger('dead');
+      await store.claim(KEY, dead, CLAIM_TTL_MS);
+      expect(await store.markSending([{ key: KEY, holder: dead }])).toEqual(new Set([KEY]));
+    }
+
+    it('sends again under policy resend, flagged ambiguous, and counts a possible duplicate', async () => {
+      const { delivery, metrics, runner, store } = setUp('resend');
+      await vanishedWriter(store);
+      const running = runner.run(event, planned, source);
+      await settle();
+      expect(delivery.calls).toHaveLength(1);
+      expect(delivery.calls[0].ticket.ambiguous).toBe(true);
+      delivery.calls[0].answer({ ...sent('req-2'), ambiguous: true });
+
+      expect(await running).toBe('sent');
+      const takeover = { cause: 'takeover', resolution: 'resend' };
+      expect(await count(metrics.ambiguousSends, takeover)).toBe(1);
+      expect(await count(metrics.possibleDuplicates)).toBe(1);
+    });
+
+    it('fails it as AMBIGUOUS_SEND under policy fail, without sending', async () => {
+      const { delivery, metrics, published, runner, store } = setUp('fail');
+      await vanishedWriter(store);
+
+      expect(await runner.run(event, planned, source)).toBe('failed');
+      expect(delivery.calls).toHaveLength(0);
+      expect(published).toHaveLength(1);
+      expect(published[0].outcome).toMatchObject({
+        status: 'failed',
+        errorCode: 'AMBIGUOUS_SEND',
+        ambiguous: true,
+      });
+      expect(published[0].storeHad).toBe('done'); // recorded: a redelivery will not send either
+      const takeover = { cause: 'takeover', resolution: 'fail' };
+      expect(await count(metrics.ambiguousSends, takeover)).toBe(1);
+      expect(await count(metrics.possibleDuplicates)).toBe(0);
+      expect(await count(metrics.outcomes, { outcome: 'failed' })).toBe(1);
+    });
+  });
+
+  it('claims again when delivery says the claim was lost, and publishes the new holder’s outcome', async () => {
+    const { clock, delivery, published, runner, store } = setUp();
+    const running = runner.run(event, planned, source);
+    await settle();
+    // This instance was taken for dead (its heartbeat lapsed) and another took the claim over.
+    await store.retire(ME);
+    const taker = stranger('taker');
+    await store.heartbeat(taker.instance, 3_600_000);
+    expect((await store.claim(KEY, taker, CLAIM_TTL_MS)).kind).toBe('reclaimed');
+    await store.heartbeat(ME, 3_600_000);
+    delivery.calls[0].fail(new ClaimLostError(KEY));
+    await clock.advance(500);
+    expect(watch(running).settled).toBe(false); // busy: the taker is running it
+
+    await store.complete([{ key: KEY, outcome: sent('req-taker') }]);
+    await clock.advance(500);
+    expect(await running).toBe('duplicate');
+    expect(delivery.calls).toHaveLength(1);
+    expect(published.map((p) => p.outcome)).toEqual([sent('req-taker')]);
+  });
+
+  it('gives the claim back and rethrows when delivery fails, publishing nothing', async () => {
+    const { clock, delivery, published, runner, store } = setUp();
+    const running = runner.run(event, planned, source);
+    await settle();
+    delivery.calls[0].fail(new Error('bug in a batcher'));
+
+    await expect(running).rejects.toThrow('bug in a batcher');
+    expect(published).toHaveLength(0);
+    // Released: the next handling may run it at once, rather than wait out the claim.
+    expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
+    expect(clock.pending).toBe(0); // and the renewal stopped
+  });
+
+  it('keeps its claim alive while a send takes many claim TTLs, and stops renewing after', async () => {
+    const { clock, delivery, runner, store } = setUp();
+    const running = runner.run(event, planned, source);
+    await settle();
+    await clock.advance(4 * CLAIM_TTL_MS);
+    expect((await store.claim(KEY, stranger('rival'), CLAIM_TTL_MS)).kind).toBe('busy');
+
+    delivery.calls[0].answer(sent('req-slow'));
+    expect(await running).toBe('sent');
+    expect(clock.pending).toBe(0);
+  });
+});
