@@ -40,7 +40,7 @@ const windowList: Action = {
   members: [member],
 };
 const ticket = (more: Partial<ActionTicket> = {}): ActionTicket => ({
-  claim: { key: 'evt-1:welcome', holder: 'i-1/h-1' } as ActionTicket['claim'],
+  claim: { key: 'evt-1:welcome', holder: { instance: 'i-1', handling: 'h-1' } },
   ambiguous: false,
   ...more,
 });
