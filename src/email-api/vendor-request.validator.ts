@@ -1,5 +1,11 @@
 import { VendorRequestError } from './vendor.errors';
-import type { CampaignRecipient, CampaignRequest, ContactListRequest } from './vendor.types';
+import { isRecord } from './is-record';
+import {
+  CONTACT_MEMBER_TEXT_FIELDS,
+  type CampaignRecipient,
+  type CampaignRequest,
+  type ContactListRequest,
+} from './vendor.types';
 
 /** CR, LF, NUL, NEL and the Unicode line and paragraph separators: header injection material. */
 const LINE_BREAK = /[\r\n\0\u0085\u2028\u2029]/;
@@ -27,24 +33,6 @@ const MAX_LENGTH = {
 const EMAIL = /^[^\s@<>",;:()[\]\\]+@[^\s@<>",;:()[\]\\]+$/;
 const CUSTOM_HEADER = /^X-[A-Za-z0-9-]+$/;
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
-const MEMBER_STRING_FIELDS = [
-  'firstName',
-  'lastName',
-  'source',
-  'birthday',
-  'currency',
-  'country',
-  'province',
-  'city',
-  'address1',
-  'address2',
-  'phone',
-  'postalCode',
-  'company',
-  'lastPurchaseOrder',
-  'lastPurchasePrice',
-  'latestOrderId',
-] as const;
 
 export interface CampaignCheck {
   /** Indexes of recipients that may be sent. */
@@ -226,7 +214,7 @@ function contactListProblem(request: ContactListRequest): string | undefined {
     const address = normalisedAddress(member.email);
     if (addresses.has(address)) return `members[${i}].email repeats an earlier member's address`;
     addresses.add(address);
-    for (const field of MEMBER_STRING_FIELDS) {
+    for (const field of CONTACT_MEMBER_TEXT_FIELDS) {
       const value = member[field];
       if (value === undefined) continue;
       if (typeof value !== 'string') return `members[${i}].${field} must be a string`;
@@ -256,8 +244,4 @@ export function normalisedAddress(email: string): string {
 
 function placeholders(text: string): Set<string> {
   return new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { VendorResponseError } from './vendor.errors';
+import { isRecord } from './is-record';
 import type { CampaignResponse, ContactListResponse } from './vendor.types';
 import type { VendorReply } from './vendor.transport';
 
@@ -26,8 +27,4 @@ export function parseContactListResponse({ status, body }: VendorReply): Contact
     throw new VendorResponseError(`contact creation answered ${status} without a UUID id`, status);
   }
   return { id: body.id };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { parseRetryAfter } from './retry.policy';
 import type { SecretRedactor } from './secret.redactor';
+import { isRecord } from './is-record';
 import {
   VendorAuthError,
   VendorError,
@@ -217,8 +218,4 @@ function parseJson(label: string, status: number, text: string): unknown {
       status,
     );
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

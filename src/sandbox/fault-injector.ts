@@ -1,4 +1,4 @@
-import { isRecord } from './request-validation';
+import { isRecord } from '../email-api/is-record';
 import type { FaultConfig, StatusFault } from './sandbox-options';
 
 /** What the stand-in does with one request before (or instead of) handling it. */

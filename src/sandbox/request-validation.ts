@@ -1,3 +1,5 @@
+import { isRecord } from '../email-api/is-record';
+
 /**
  * What the stand-in refuses with 400: bodies that break the interface document (section 2). It
  * checks shapes and types only; the vendor's finer rules are not shown, so neither are they here.
@@ -73,10 +75,6 @@ export function recipientCount(body: unknown): number {
 
 export function memberCount(body: unknown): number {
   return ((body as { members?: unknown[] }).members ?? []).length;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStringMap(value: unknown): boolean {
