@@ -71,26 +71,30 @@ export type CampaignChunkResult = CampaignChunkSent | CampaignChunkFailed;
  */
 export type CampaignSendResult = CampaignChunkResult[];
 
-export interface ContactMember {
-  email: string;
-  firstName?: string;
-  lastName?: string;
-  source?: string;
-  birthday?: string;
-  tags?: string[];
-  currency?: string;
-  country?: string;
-  province?: string;
-  city?: string;
-  address1?: string;
-  address2?: string;
-  phone?: string;
-  postalCode?: string;
-  company?: string;
-  lastPurchaseOrder?: string;
-  lastPurchasePrice?: string;
-  latestOrderId?: string;
-}
+/** A contact's text fields, as the interface names them; the validator checks each of them. */
+export const CONTACT_MEMBER_TEXT_FIELDS = [
+  'firstName',
+  'lastName',
+  'source',
+  'birthday',
+  'currency',
+  'country',
+  'province',
+  'city',
+  'address1',
+  'address2',
+  'phone',
+  'postalCode',
+  'company',
+  'lastPurchaseOrder',
+  'lastPurchasePrice',
+  'latestOrderId',
+] as const;
+
+/** One member of a contact list: the address, its tags, and any of the text fields above. */
+export type ContactMember = { email: string; tags?: string[] } & {
+  [field in (typeof CONTACT_MEMBER_TEXT_FIELDS)[number]]?: string;
+};
 
 export interface ContactListRequest {
   name: string;
