@@ -3,7 +3,6 @@ import { Logger } from '@nestjs/common';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Dispatcher } from 'undici';
 import type { VendorConfig } from '../config/app-config';
-import { isLoopback } from '../config/config.loader';
 import { CampaignSplitter, campaignBody } from './campaign.splitter';
 import { RetryPolicy } from './retry.policy';
 import { SecretRedactor } from './secret.redactor';
@@ -17,6 +16,7 @@ import {
 import { checkCampaign, checkContactList } from './vendor-request.validator';
 import { parseCampaignResponse, parseContactListResponse } from './vendor-response.parser';
 import { VendorTransport, type VendorEndpoint } from './vendor.transport';
+import { isSafeVendorUrl } from './vendor-url';
 import {
   API_KEY_HEADER,
   RELAY_TOKEN_HEADER,
@@ -266,10 +266,7 @@ function checkConfig(config: VendorConfig): void {
     }
     if (url.username || url.password)
       throw new VendorConfigError(`${name} must not hold credentials`);
-    const insecureOk =
-      url.protocol === 'http:' &&
-      (isLoopback(url.hostname) || config.allowInsecureHosts.includes(url.hostname));
-    if (url.protocol !== 'https:' && !insecureOk) {
+    if (!isSafeVendorUrl(url, config.allowInsecureHosts)) {
       throw new VendorConfigError(
         `${name} must use https (http only for loopback or VENDOR_ALLOW_INSECURE_HOSTS)`,
       );
