@@ -10,6 +10,12 @@
  */
 export const HEARTBEAT_INTERVAL_MS = 3_000;
 
+/**
+ * Every client's retry of a failed request (connecting, metadata, commits): about 30 s in all
+ * before the operation fails, long enough to ride out a broker restart or a leader election.
+ */
+export const CLIENT_RETRY = { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 } as const;
+
 /** The longest the broker holds an empty fetch, and so the longest `consumer.stop()` waits for it. */
 export const MAX_WAIT_TIME_MS = 1_000;
 

@@ -10,6 +10,7 @@ import {
 } from 'kafkajs';
 import { AppConfig, type TopicsConfig } from '../config/app-config';
 import { MissingTopicsError, type ConfiguredTopic } from './missing-topics.error';
+import { CLIENT_RETRY } from './kafka-tuning';
 
 const kafkaLogger = new Logger('kafkajs');
 
@@ -34,7 +35,7 @@ export function createKafka(config: AppConfig, overrides: Partial<KafkaConfig> =
     sasl: config.kafka.sasl as SASLOptions | undefined,
     logLevel: logLevel.INFO,
     logCreator,
-    retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 10_000 },
+    retry: CLIENT_RETRY,
     ...overrides,
   });
 }
