@@ -105,10 +105,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.options
       .beforeStop?.()
       .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
-    const drained = await settleWithin(
-      Promise.all([...this.batches, ...this.parked]),
-      this.options.shutdownTimeoutMs,
-    );
+    const drained = await settleWithin(this.drain(), this.options.shutdownTimeoutMs);
     if (drained.kind === 'timeout') {
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
@@ -125,6 +122,16 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       this.logger.warn(`consumer did not disconnect: ${howItEnded(closed)}`);
     this.consumer = undefined;
     this.logger.log('consumer stopped');
+  }
+
+  /**
+   * Resolves once no batch runs and no record is parked. A record can park while the stop waits
+   * (its batch was running), so the sets are looked at again until both are empty.
+   */
+  private async drain(): Promise<void> {
+    while (this.batches.size > 0 || this.parked.size > 0) {
+      await Promise.all([...this.batches, ...this.parked]);
+    }
   }
 
   on(): never {
