@@ -5,6 +5,7 @@ import { AppConfig } from './app-config';
 import { ConfigError } from './config.error';
 import { defaultsFor, variablesReadableFromFile, type Mode } from './default.decorator';
 import { EnvironmentVariables } from './environment.dto';
+import { isSafeVendorUrl } from './vendor-url';
 
 type Env = Record<string, string | undefined>;
 
@@ -63,22 +64,10 @@ function checkInsecureUrls(vars: EnvironmentVariables): string[] {
     } catch {
       continue; // already reported by the schema
     }
-    if (parsed.protocol === 'https:') continue;
-    if (isLoopback(parsed.hostname) || vars.VENDOR_ALLOW_INSECURE_HOSTS.includes(parsed.hostname)) {
-      continue;
-    }
+    if (isSafeVendorUrl(parsed, vars.VENDOR_ALLOW_INSECURE_HOSTS)) continue;
     problems.push(
       `${name} must use https (http is allowed only for loopback or VENDOR_ALLOW_INSECURE_HOSTS)`,
     );
   }
   return problems;
-}
-
-export function isLoopback(hostname: string): boolean {
-  return (
-    hostname === 'localhost' ||
-    hostname === '[::1]' ||
-    hostname === '::1' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-  );
 }

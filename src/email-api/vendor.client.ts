@@ -16,7 +16,7 @@ import {
 import { checkCampaign, checkContactList } from './vendor-request.validator';
 import { parseCampaignResponse, parseContactListResponse } from './vendor-response.parser';
 import { VendorTransport, type VendorEndpoint } from './vendor.transport';
-import { isSafeVendorUrl } from './vendor-url';
+import { isSafeVendorUrl } from '../config/vendor-url';
 import {
   API_KEY_HEADER,
   RELAY_TOKEN_HEADER,
