@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseOptions } from './config/bench-options';
@@ -9,9 +9,11 @@ import { repoRoot } from './infra/repo-root';
 import type { BenchReport, LatencyResult, ThroughputResult } from './report/result-types';
 import { fmt, headline, ms } from './report/summary';
 import { commit, machine, notes } from './report/run-meta';
+import { profileSummary } from './report/profile-summary';
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
+import { profileDir } from './phases/phase-process';
 import { runHttpCeiling } from './phases/http.runner';
 import { runLatency } from './phases/latency.runner';
 import { runThroughput } from './phases/throughput.runner';
@@ -159,6 +161,11 @@ async function main(): Promise<void> {
       backlog,
     };
     const files = writeReport(report, resolve(root, options.outDir), stamp);
+    if (options.profile) {
+      const summary = join(resolve(root, options.outDir), `${stamp}.profile.md`);
+      writeFileSync(summary, profileSummary(profileDir(ctx)));
+      files.push(summary);
+    }
     for (const line of headline(report)) log(line);
     log(`wrote ${files.join(', ')}`);
     if (!broker.owned) await deleteRunTopics(ctx);

@@ -38,6 +38,8 @@ export interface BenchOptions {
   serviceEnv: Record<string, string>;
   brokers?: string;
   outDir: string;
+  /** Write a CPU profile of every mailbridge phase process, and a summary of them. */
+  profile: boolean;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -60,7 +62,9 @@ const USAGE = `npm run bench -- [options]
   --vendor-latency MS       fixed sandbox latency of the throughput phases (default 25)
   --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
   --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
-  --out DIR                 where results go (default bench/results)`;
+  --out DIR                 where results go (default bench/results)
+  --profile                 CPU-profile every mailbridge phase; top 20 by package and function
+                            written beside the results (<stamp>.profile.md)`;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
@@ -88,6 +92,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'service-env': { type: 'string', multiple: true, default: [] },
       brokers: { type: 'string' },
       out: { type: 'string', default: 'bench/results' },
+      profile: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
@@ -118,6 +123,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
     brokers: values.brokers ?? env.KAFKA_BROKERS,
     outDir: values.out,
+    profile: values.profile,
   };
 }
 

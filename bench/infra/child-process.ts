@@ -25,7 +25,8 @@ export function startNode(
   {
     ipc = false,
     logDir = join(repoRoot(), '.cache/bench-logs'),
-  }: { ipc?: boolean; logDir?: string } = {},
+    nodeArgs = [],
+  }: { ipc?: boolean; logDir?: string; nodeArgs?: string[] } = {},
 ): StartedChild {
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
@@ -33,7 +34,10 @@ export function startNode(
   const options = { env: { PATH: process.env.PATH ?? '', ...env }, cwd: repoRoot() };
   const child = ipc
     ? fork(script, [], { ...options, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-    : spawn(process.execPath, [script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, [...nodeArgs, script], {
+        ...options,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   if (child.pid === undefined) throw new Error(`${name} did not start`);

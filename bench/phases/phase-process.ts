@@ -55,10 +55,23 @@ export async function startPhaseProcess(
     }
     case 'mailbridge': {
       const env = await serviceEnv(ctx, groupId, input, results, runName);
-      const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env);
+      // Node writes the profile when the process exits, which the phase's SIGTERM makes it do.
+      const nodeArgs = ctx.options.profile
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${profileDir(ctx)}`,
+            `--cpu-prof-name=${runName}.cpuprofile`,
+          ]
+        : [];
+      const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env, { nodeArgs });
       return { started, groupId };
     }
   }
+}
+
+/** Where `--profile` puts the CPU profiles of this run's mailbridge processes. */
+export function profileDir(ctx: BenchContext): string {
+  return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
 }
 
 /** The environment of `node dist/main.js` in production mode against the bench's sandbox. */
