@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { ClientKafka, EventPattern, Payload } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
-import type { OrderPlacedV1 } from '../workloads/event-factory';
+import type { OrderPlacedV1 } from '../../src/contracts/order-placed.v1';
 import { naiveConfig, RESULTS_CLIENT } from './naive.config';
 import { postJson } from './vendor-fetch';
 
@@ -27,11 +27,11 @@ export class OrderController {
             firstName: customer.firstName,
             lastName: customer.lastName,
             phone: customer.phone,
-            address1: customer.address1,
-            city: customer.city,
-            province: customer.province,
-            postalCode: customer.postalCode,
-            country: customer.country,
+            address1: customer.address?.address1,
+            city: customer.address?.city,
+            province: customer.address?.province,
+            postalCode: customer.address?.postalCode,
+            country: customer.address?.country,
             currency,
             lastPurchasePrice: total,
             latestOrderId: orderId,

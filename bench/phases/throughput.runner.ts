@@ -86,14 +86,18 @@ export async function runThroughput(
     const cpuEnd = monitor.sample()?.cpuMs ?? cpuStart;
     const windowMs = Math.max(1, windowEnd - windowStart);
     const crashed = !alive();
+    // A workload the service refuses measures dead-lettering, not delivery: never a figure.
+    const refused = phase === 'ceiling-consume' ? 0 : collector.count(topics.deadLetter);
     return {
       ...base,
-      status: crashed ? 'failed' : complete ? 'complete' : 'capped',
+      status: crashed || refused > 0 ? 'failed' : complete ? 'complete' : 'capped',
       note: crashed
         ? `process exited early; see ${proc.started.logFile}`
-        : complete
-          ? undefined
-          : `capped at ${capMs / 1000} s: ${events} of ${expected} events`,
+        : refused > 0
+          ? `${refused} events dead-lettered: the workload does not match the contract`
+          : complete
+            ? undefined
+            : `capped at ${capMs / 1000} s: ${events} of ${expected} events`,
       events,
       windowMs,
       eventsPerSecond: events > 0 ? (events * 1000) / windowMs : 0,

@@ -1,35 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { ORDER_PLACED_V1, OrderPlacedV1 } from '../../src/contracts/order-placed.v1';
 import type { USER_SIGNED_UP_V1, UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
 
 // Type-only import: the contract classes carry validation decorators the harness does not need.
 export const USER_SIGNED_UP: typeof USER_SIGNED_UP_V1 = 'user.signed_up.v1';
-export const ORDER_PLACED_V1 = 'order.placed.v1';
-
-/** The `order.placed.v1` shape the pipeline issue defines; generated here until src has it. */
-export interface OrderPlacedV1 {
-  id: string;
-  type: typeof ORDER_PLACED_V1;
-  time: string;
-  source: string;
-  data: {
-    orderId: string;
-    customer: {
-      email: string;
-      firstName: string;
-      lastName: string;
-      phone: string;
-      address1: string;
-      city: string;
-      province: string;
-      postalCode: string;
-      country: string;
-    };
-    total: string;
-    currency: string;
-    items: Array<{ sku: string; name: string; quantity: number; unitPrice: string }>;
-    placedAt: string;
-  };
-}
+export const ORDER_PLACED: typeof ORDER_PLACED_V1 = 'order.placed.v1';
 
 export interface BenchEvent {
   key: string;
@@ -89,7 +64,7 @@ export function orderPlaced(n: number, at = new Date()): BenchEvent & { id: stri
   const orderId = `ord-${n.toString().padStart(8, '0')}`;
   const event: OrderPlacedV1 = {
     id: randomUUID(),
-    type: ORDER_PLACED_V1,
+    type: ORDER_PLACED,
     time: at.toISOString(),
     source: 'https://shop.example.com',
     data: {
@@ -99,11 +74,13 @@ export function orderPlaced(n: number, at = new Date()): BenchEvent & { id: stri
         firstName: first,
         lastName: last,
         phone: `(555) ${String(100 + (n % 900))}-${String(n % 10000).padStart(4, '0')}`,
-        address1: `${1 + (n % 400)} Harbour Street`,
-        city,
-        province,
-        postalCode: String(10000 + (n % 89999)),
-        country,
+        address: {
+          address1: `${1 + (n % 400)} Harbour Street`,
+          city,
+          province,
+          postalCode: String(10000 + (n % 89999)),
+          country,
+        },
       },
       total: total.toFixed(2),
       currency: 'EUR',
