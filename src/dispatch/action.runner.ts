@@ -61,7 +61,7 @@ export class ActionRunner {
     while (!outcome) {
       const claim = await this.store.claim(key, holder, claimTtlMs);
       if (claim.kind === 'done') {
-        await this.publish(event, template, source, claim.outcome);
+        await this.publisher.publishResult(event, template.name, claim.outcome, source);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
         return 'duplicate';
       }
@@ -87,7 +87,7 @@ export class ActionRunner {
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
     // a record that did not land are recorded here.
     await this.store.complete([{ key, outcome }]);
-    await this.publish(event, template, source, outcome);
+    await this.publisher.publishResult(event, template.name, outcome, source);
     this.metrics.outcomes.inc({ outcome: outcome.status });
     return outcome.status;
   }
@@ -116,14 +116,5 @@ export class ActionRunner {
     } finally {
       stopRenewing();
     }
-  }
-
-  private publish(
-    event: InboundEvent,
-    template: Planner,
-    source: EventSource,
-    outcome: ActionOutcome,
-  ): Promise<void> {
-    return this.publisher.publishResult(event, template.name, outcome, source);
   }
 }
