@@ -1,6 +1,10 @@
 import { VendorError } from '../email-api/vendor.errors';
 import type { ContactListRequest } from '../email-api/vendor.types';
-import { ContactListBatcher, type ContactListCreator } from './contact-list.batcher';
+import {
+  ContactListBatcher,
+  type ContactListBatcherOptions,
+  type ContactListCreator,
+} from './contact-list.batcher';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
 class RecordingCreator implements ContactListCreator {
@@ -22,18 +26,27 @@ class RecordingCreator implements ContactListCreator {
 const window = { start: new Date('2026-11-21T10:00:00Z'), end: new Date('2026-11-21T10:01:00Z') };
 const member = (n: number, extra = {}) => ({ email: `m${n}@example.com`, ...extra });
 
+/** Options with a 30 s clock skew, as configured by default; each test names what it varies. */
+function options(
+  o: Pick<ContactListBatcherOptions, 'maxMembers' | 'lingerMs' | 'namePattern'>,
+): ContactListBatcherOptions {
+  return { ...o, clockSkewMs: 30_000 };
+}
+
 describe(ContactListBatcher.name, () => {
   beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T10:00:30Z') }));
   afterEach(() => jest.useRealTimers());
 
   it('creates one list per window, after the window closed and the linger passed', async () => {
     const creator = new RecordingCreator();
-    const batcher = new ContactListBatcher(creator, {
-      maxMembers: 100,
-      lingerMs: 500,
-      namePattern: 'new-customers-{window}',
-      clockSkewMs: 30_000,
-    });
+    const batcher = new ContactListBatcher(
+      creator,
+      options({
+        maxMembers: 100,
+        lingerMs: 500,
+        namePattern: 'new-customers-{window}',
+      }),
+    );
     const a = batcher.addToWindow('new-customers', window, [member(1)]);
     const b = batcher.addToWindow('new-customers', window, [member(2)]);
     await jest.advanceTimersByTimeAsync(30_000 + 499);
@@ -49,13 +62,8 @@ describe(ContactListBatcher.name, () => {
 
   it('takes a window far ahead of its clock to be the current one, and one near as it is', async () => {
     const creator = new RecordingCreator();
-    const options = {
-      maxMembers: 100,
-      lingerMs: 0,
-      namePattern: 'l-{window}',
-      clockSkewMs: 30_000,
-    };
-    const batcher = new ContactListBatcher(creator, options);
+    const shared = options({ maxMembers: 100, lingerMs: 0, namePattern: 'l-{window}' });
+    const batcher = new ContactListBatcher(creator, shared);
     const at = (iso: string) => ({ start: new Date(iso), end: new Date(Date.parse(iso) + 60_000) });
     // The clock reads 10:00:30: an order "placed" at 12:00 would otherwise wait two hours.
     const farAhead = batcher.addToWindow('l', at('2026-11-21T12:00:00Z'), [member(1)]);
@@ -69,12 +77,14 @@ describe(ContactListBatcher.name, () => {
 
   it('keeps a repeated address once, with its latest details', async () => {
     const creator = new RecordingCreator();
-    const batcher = new ContactListBatcher(creator, {
-      maxMembers: 100,
-      lingerMs: 0,
-      namePattern: 'l-{window}',
-      clockSkewMs: 30_000,
-    });
+    const batcher = new ContactListBatcher(
+      creator,
+      options({
+        maxMembers: 100,
+        lingerMs: 0,
+        namePattern: 'l-{window}',
+      }),
+    );
     const first = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'A' })]);
     const second = batcher.addToWindow('l', window, [member(1, { latestOrderId: 'B' })]);
     await batcher.drain();
@@ -85,12 +95,14 @@ describe(ContactListBatcher.name, () => {
   it('continues a full window in a further list, and a failed creation keeps its name', async () => {
     const creator = new RecordingCreator();
     creator.fail = 1;
-    const batcher = new ContactListBatcher(creator, {
-      maxMembers: 2,
-      lingerMs: 0,
-      namePattern: 'l-{window}',
-      clockSkewMs: 30_000,
-    });
+    const batcher = new ContactListBatcher(
+      creator,
+      options({
+        maxMembers: 2,
+        lingerMs: 0,
+        namePattern: 'l-{window}',
+      }),
+    );
     await expect(
       Promise.all([
         batcher.addToWindow('l', window, [member(1)]),
@@ -110,15 +122,10 @@ describe(ContactListBatcher.name, () => {
   it('never creates a name twice, across instances sharing a store or after a lost answer', async () => {
     const store = new MemoryIdempotencyStore(3600);
     const creator = new RecordingCreator();
-    const options = {
-      maxMembers: 100,
-      lingerMs: 0,
-      namePattern: 'l-{window}',
-      clockSkewMs: 30_000,
-    };
+    const shared = options({ maxMembers: 100, lingerMs: 0, namePattern: 'l-{window}' });
     // Two replicas (or one before and after a restart) with the same window.
-    const one = new ContactListBatcher(creator, options, store);
-    const two = new ContactListBatcher(creator, options, store);
+    const one = new ContactListBatcher(creator, shared, store);
+    const two = new ContactListBatcher(creator, shared, store);
     const a = one.addToWindow('l', window, [member(1)]);
     const b = two.addToWindow('l', window, [member(2)]);
     await Promise.all([one.drain(), two.drain()]);
@@ -126,7 +133,7 @@ describe(ContactListBatcher.name, () => {
     // A timeout after the request was written: the list may exist, so its name is not reused.
     const lost = new VendorError('headers timeout', true, undefined, { ambiguous: true });
     const failing = { createContactList: () => Promise.reject(lost) };
-    const three = new ContactListBatcher(failing, options, store);
+    const three = new ContactListBatcher(failing, shared, store);
     const c = three.addToWindow('l', window, [member(3)]);
     await three.drain();
     await expect(c).rejects.toBe(lost);
@@ -142,12 +149,14 @@ describe(ContactListBatcher.name, () => {
 
   it('names windows shorter than a minute to the second, so two of one minute never share a name', async () => {
     const creator = new RecordingCreator();
-    const batcher = new ContactListBatcher(creator, {
-      maxMembers: 100,
-      lingerMs: 0,
-      namePattern: 'l-{window}',
-      clockSkewMs: 30_000,
-    });
+    const batcher = new ContactListBatcher(
+      creator,
+      options({
+        maxMembers: 100,
+        lingerMs: 0,
+        namePattern: 'l-{window}',
+      }),
+    );
     const at = (s: number) => new Date(Date.parse('2026-11-21T10:00:00Z') + s * 1000);
     const lists = [0, 10].map((s) =>
       batcher.addToWindow('l', { start: at(s), end: at(s + 10) }, [member(s)]),
