@@ -29,6 +29,7 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
           groupId: config.kafka.groupId,
           topics: config.inboundTopics,
           maxInFlight: config.consumer.maxInFlight,
+          maxInFlightBytes: config.consumer.maxInFlightBytes,
           commitIntervalMs: config.consumer.commitIntervalMs,
           shutdownTimeoutMs: config.shutdownTimeoutMs,
           startFrom: config.consumer.startFrom,

@@ -306,6 +306,17 @@ export class EnvironmentVariables {
   @Max(100000)
   CONSUMER_MAX_IN_FLIGHT!: number;
 
+  /**
+   * Bytes (keys and values) of the records held at once. With CONSUMER_MAX_IN_FLIGHT it bounds
+   * what a backlog costs in memory: 16 MiB of events is a few times that on the heap, well inside
+   * a 256 MB container.
+   */
+  @Default('16777216')
+  @Type(() => Number)
+  @IsInt()
+  @Min(65536)
+  CONSUMER_MAX_IN_FLIGHT_BYTES!: number;
+
   @Default('1000')
   @Type(() => Number)
   @IsInt()

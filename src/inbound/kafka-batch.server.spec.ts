@@ -15,6 +15,14 @@ const EVENTS = {
 };
 
 type Listener = (event: { payload: unknown }) => void;
+type TopicPartitions = { topic: string; partitions?: number[] };
+
+/** `''` for whole topics, `' 0'` for partition 0: how the log tells the two kinds of pause apart. */
+const partitionsOf = (what: TopicPartitions[]): string =>
+  what
+    .flatMap((t) => t.partitions ?? [])
+    .map((p) => ` ${p}`)
+    .join('');
 
 /**
  * A kafkajs consumer without a broker: `run` keeps the `eachBatch` callback for the spec to call,
@@ -43,8 +51,8 @@ class FakeConsumer {
     this.eachBatch = config.eachBatch;
     return Promise.resolve();
   };
-  pause = () => void this.log.push('pause');
-  resume = () => void this.log.push('resume');
+  pause = (what: TopicPartitions[]) => void this.log.push(`pause${partitionsOf(what)}`);
+  resume = (what: TopicPartitions[]) => void this.log.push(`resume${partitionsOf(what)}`);
   seek = ({ partition, offset }: { partition: number; offset: string }) =>
     void this.log.push(`seek ${partition}@${offset}`);
   stop = () => {
@@ -63,6 +71,17 @@ class FakeConsumer {
     this.emit(EVENTS.COMMIT_OFFSETS, { topics: [{ topic: TOPIC, partitions }] });
     return Promise.resolve();
   };
+}
+
+/** A vendor gate the spec opens and closes. */
+class FakeGate {
+  private readonly listeners: Array<(state: { open: boolean }) => void> = [];
+  onChange(listener: (state: { open: boolean }) => void): void {
+    this.listeners.push(listener);
+  }
+  set(open: boolean): void {
+    for (const listener of this.listeners) listener({ open });
+  }
 }
 
 /** One record in the handler's hands, finished, failed or parked by the spec. */
@@ -88,6 +107,7 @@ function options(overrides: Partial<KafkaBatchServerOptions> = {}): KafkaBatchSe
     groupId: 'mailbridge-spec',
     topics: [TOPIC],
     maxInFlight: 100,
+    maxInFlightBytes: 1_000_000,
     commitIntervalMs: 3_600_000, // never during a spec: commits come from the moments under test
     shutdownTimeoutMs: 5_000,
     startFrom: 'earliest',
@@ -119,9 +139,9 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   consumer.emit(EVENTS.GROUP_JOIN, { memberAssignment: { [TOPIC]: [0] } });
 
   /** Hands the consumer a batch of partition 0, as kafkajs' fetch loop would. */
-  function fetch(offsets: number[]): BatchRun {
+  function fetch(offsets: number[], { running = true, bytes = 0 } = {}): BatchRun {
     const resolved: string[] = [];
-    const run = { running: true };
+    const run = { running };
     const payload = {
       batch: {
         topic: TOPIC,
@@ -130,7 +150,7 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
           offset: String(offset),
           timestamp: '0',
           key: null,
-          value: Buffer.from(`record ${offset}`),
+          value: bytes > 0 ? Buffer.alloc(bytes) : Buffer.from(`record ${offset}`),
           headers: {},
           attributes: 0,
         })),
@@ -162,6 +182,13 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   return { consumer, server, held, fetch, at, rebalance };
 }
 
+/** Stops the server while finishing every record it holds, so the stop does not wait them out. */
+async function closeFinishing(server: KafkaBatchServer, held: Map<string, HeldRecord>) {
+  const closing = server.close();
+  for (const record of held.values()) record.finish();
+  await closing;
+}
+
 const committed = (...offsets: number[]): PartitionOffset[][] =>
   offsets.map((offset) => [{ topic: TOPIC, partition: 0, offset: String(offset) }]);
 
@@ -170,10 +197,19 @@ describe(KafkaBatchServer.name, () => {
     Logger.overrideLogger(false);
   });
 
+  it('hands a batch over and returns before its records finish, so fetching goes on', async () => {
+    const { consumer, server, held, fetch } = await start();
+    const batch = fetch([0, 1, 2]);
+    await batch.done;
+    expect([...held.keys()]).toEqual(['0', '1', '2']);
+    expect(batch.resolved).toEqual(['2']);
+    expect(consumer.commits).toEqual([]); // nothing has an outcome yet
+    await closeFinishing(server, held);
+  });
+
   it('commits a partition only up to its first record without an outcome', async () => {
     const { consumer, server, fetch, at, rebalance } = await start();
-    const batch = fetch([0, 1, 2, 3]);
-    await flush();
+    await fetch([0, 1, 2, 3]).done;
     at(0).finish();
     at(2).finish();
     await rebalance();
@@ -184,26 +220,19 @@ describe(KafkaBatchServer.name, () => {
     expect(consumer.commits).toEqual(committed(1));
 
     at(1).finish();
-    await batch.done;
-    expect(batch.resolved).toEqual(['3']);
-    expect(consumer.commits).toEqual(committed(1, 4)); // right after the batch
+    await rebalance();
+    expect(consumer.commits).toEqual(committed(1, 4));
     await server.close();
   });
 
-  it('lets a parked record release its batch, and commits past it only once it finishes', async () => {
+  it('commits past records of later batches only once the earlier ones finish', async () => {
     const { consumer, server, fetch, at, rebalance } = await start();
-    const first = fetch([0, 1]);
-    await flush();
+    await fetch([0, 1]).done;
     at(0).context.park(); // waits on its contact-list window
     at(1).finish();
-    await first.done;
-    expect(first.resolved).toEqual(['1']); // fetching goes on past the parked record
-
-    const second = fetch([2, 3]);
-    await flush();
+    await fetch([2, 3]).done;
     at(2).finish();
     at(3).finish();
-    await second.done;
     await rebalance();
     expect(consumer.commits).toEqual([]); // 0 holds the whole partition back
 
@@ -213,66 +242,104 @@ describe(KafkaBatchServer.name, () => {
     await server.close();
   });
 
-  it('seeks the partition back to a parked record that fails, and commits nothing after it', async () => {
-    const { consumer, server, fetch, at, rebalance } = await start();
-    const batch = fetch([0, 1, 2]);
+  it('pauses the partition at the first record the window cannot take, and resumes it once the window drains', async () => {
+    const { consumer, server, held, fetch, at } = await start({ maxInFlight: 8 });
+    const batch = fetch([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await batch.done;
+    expect([...held.keys()]).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
+    expect(batch.resolved).toEqual(['7']); // 8 and 9 are fetched again after the resume
+    expect(consumer.log).toEqual(['pause 0']);
+
+    at(0).finish();
     await flush();
+    expect(consumer.log).toEqual(['pause 0']); // 7 of 8 in flight: above the resume mark, 6
+    at(1).finish();
+    await flush();
+    expect(consumer.log).toEqual(['pause 0', 'resume 0']);
+    await closeFinishing(server, held);
+  });
+
+  it('bounds the window in bytes too, and lets one record larger than the bound through alone', async () => {
+    const { server, held, fetch, at } = await start({ maxInFlightBytes: 20 });
+    const batch = fetch([0, 1, 2]); // 8 bytes each ("record 0")
+    await batch.done;
+    expect(batch.resolved).toEqual(['1']);
+
+    at(0).finish();
+    at(1).finish();
+    await flush();
+    const large = fetch([2], { bytes: 500 });
+    await large.done;
+    expect(large.resolved).toEqual(['2']);
+    await closeFinishing(server, held);
+  });
+
+  it("gives a parked record's place in the window back, so later records are fetched", async () => {
+    const { server, held, fetch, at } = await start({ maxInFlight: 2 });
+    await fetch([0, 1]).done;
     at(0).context.park();
     at(1).context.park();
-    at(2).finish();
-    await batch.done;
+    const next = fetch([2, 3]);
+    await next.done;
+    expect(next.resolved).toEqual(['3']);
+    await closeFinishing(server, held);
+  });
 
-    at(0).fail(new Error('contact list creation refused'));
-    await flush();
-    expect(consumer.log).toContain('seek 0@0');
-    at(1).finish(); // a straggler of the rewound partition
-    await rebalance();
+  it('rewinds the partition to a record that fails, commits nothing after it, and fetches it again after a pause', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const { consumer, server, fetch, at, rebalance } = await start();
+      await fetch([0, 1, 2, 3]).done;
+      at(0).finish();
+      await flush();
+      at(1).fail(new Error('result topic unavailable'));
+      await flush();
+      expect(consumer.log).toEqual(['pause 0', 'seek 0@1']);
+      at(2).finish(); // stragglers of the rewound partition
+      at(3).finish();
+      await rebalance();
+      expect(consumer.commits).toEqual(committed(1));
+
+      jest.advanceTimersByTime(1_000);
+      expect(consumer.log).toEqual(['pause 0', 'seek 0@1', 'commit 0@1', 'resume 0']);
+      const refetched = fetch([1, 2, 3]); // from the record that failed
+      await refetched.done;
+      for (const offset of [1, 2, 3]) at(offset).finish();
+      await rebalance();
+      expect(consumer.commits).toEqual(committed(1, 4));
+      await server.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('starts nothing of a batch that kafkajs stopped before it was handed over', async () => {
+    const { consumer, server, held, fetch } = await start();
+    const batch = fetch([0, 1], { running: false }); // the group is rebalancing
+    await batch.done;
+    expect(held.size).toBe(0);
+    expect(batch.resolved).toEqual([]);
     expect(consumer.commits).toEqual([]);
-
-    const refetched = fetch([0, 1, 2]); // from the record that failed, as a restart would
-    await flush();
-    for (const offset of [0, 1, 2]) at(offset).finish();
-    await refetched.done;
-    expect(consumer.commits).toEqual(committed(3));
     await server.close();
   });
 
-  it('commits what finished and throws when a record fails inside its batch, starting nothing more', async () => {
-    const { consumer, server, held, fetch, at } = await start({ maxInFlight: 2 });
-    const batch = fetch([0, 1, 2, 3]);
-    await flush();
-    expect([...held.keys()]).toEqual(['0', '1']); // two in flight at most
+  it('keeps a partition the window holds paused when the vendor gate reopens', async () => {
+    const gate = new FakeGate();
+    const { consumer, server, held, fetch, at } = await start({ maxInFlight: 1, gate });
+    await fetch([0, 1]).done;
+    gate.set(false);
+    gate.set(true);
+    expect(consumer.log).toEqual(['pause 0', 'pause', 'resume', 'pause 0']);
     at(0).finish();
     await flush();
-    at(1).fail(new Error('dead-letter topic unavailable'));
-    await flush();
-    at(2).finish();
-
-    await expect(batch.done).rejects.toThrow('dead-letter topic unavailable');
-    expect(consumer.commits).toEqual(committed(1));
-    expect(held.has('3')).toBe(false); // redelivered after the restart instead
-    expect(batch.resolved).toEqual([]);
-    await server.close();
-  });
-
-  it('starts nothing more and fetches nothing past a batch that kafkajs stopped', async () => {
-    const { consumer, server, held, fetch, at } = await start({ maxInFlight: 1 });
-    const batch = fetch([0, 1]);
-    await flush();
-    batch.running = false; // the group is rebalancing: record 1 goes to the next owner
-    at(0).finish();
-    await batch.done;
-    expect(held.has('1')).toBe(false);
-    expect(batch.resolved).toEqual([]);
-    expect(consumer.commits).toEqual(committed(1));
-    await server.close();
+    expect(consumer.log.at(-1)).toBe('resume 0');
+    await closeFinishing(server, held);
   });
 
   it('drains in-flight and parked records at stop, commits them, and only then stops the consumer', async () => {
     const beforeStop = jest.fn(() => Promise.resolve());
     const { consumer, server, fetch, at } = await start({ beforeStop });
-    const batch = fetch([0, 1]);
-    await flush();
+    await fetch([0, 1]).done;
     at(0).context.park();
     await flush();
     let closed = false;
@@ -282,7 +349,6 @@ describe(KafkaBatchServer.name, () => {
     expect(beforeStop).toHaveBeenCalled();
 
     at(1).finish();
-    await batch.done;
     await flush();
     expect(closed).toBe(false); // the parked record is still waited for
     expect(consumer.log).toEqual(['pause']);
@@ -294,27 +360,19 @@ describe(KafkaBatchServer.name, () => {
 
   it('gives up on records still running when the stop times out, committing what finished', async () => {
     const { consumer, server, fetch, at } = await start({ shutdownTimeoutMs: 50 });
-    const batch = fetch([0, 1]);
-    await flush();
+    await fetch([0, 1]).done;
     at(0).finish();
     await server.close();
-    await batch.done; // abandoned: the batch returns without record 1
     expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']);
-    expect(batch.resolved).toEqual([]);
   });
 
-  // A known gap, marked failing until the transport closes it: the stop waits for the records
-  // parked when it began, so one that parks during the drain is left behind and the consumer
-  // stops under it (safe: it stays uncommitted; but the stop said it would wait for it).
   it('waits at stop for a record that parks while the stop drains', async () => {
     const { consumer, server, fetch, at } = await start();
-    const batch = fetch([0, 1]);
-    await flush();
+    await fetch([0, 1]).done;
     const closing = server.close();
     await flush();
     at(0).context.park(); // reached its contact-list window after the stop began
     at(1).finish();
-    await batch.done;
     await flush();
     expect(consumer.log).toEqual(['pause']);
 

@@ -1,21 +1,23 @@
 import { Logger } from '@nestjs/common';
-import { Server, type MessageHandler, type CustomTransportStrategy } from '@nestjs/microservices';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import pLimit, { type LimitFunction } from 'p-limit';
-import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumerStatus } from './consumer-status';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { CONSUMER_RETRIES, HEARTBEAT_INTERVAL_MS, MAX_WAIT_TIME_MS } from '../kafka/kafka-tuning';
+import { FetchPauses } from './fetch-pauses';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
-import { INBOUND_EVENT, RecordContext } from './record-context';
+import { INBOUND_EVENT } from './record-context';
+import { RecordsInFlight } from './records-in-flight';
 import { settleWithin } from './settle-within';
 
 export interface KafkaBatchServerOptions {
   groupId: string;
   topics: string[];
-  /** Records handled at once across all partitions of this instance; more wait to be admitted. */
+  /** Records held at once across all partitions of this instance; beyond it, fetching pauses. */
   maxInFlight: number;
+  /** Bytes (keys and values) of the records held at once; beyond it, fetching pauses. */
+  maxInFlightBytes: number;
   /** How often finished offsets are committed (also after each batch, on rebalance and stop). */
   commitIntervalMs: number;
   /** How long a stop waits for in-flight records before abandoning them uncommitted. */
@@ -24,7 +26,7 @@ export interface KafkaBatchServerOptions {
   startFrom: 'latest' | 'earliest';
   /** How long the group waits for a silent member before its partitions go to another. */
   sessionTimeoutMs: number;
-  /** Partitions whose batches are handled at once; `maxInFlight` still bounds the records. */
+  /** Partitions whose batches are handed over at once. */
   partitionsConcurrently: number;
   /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
   beforeStop?: () => Promise<void>;
@@ -41,20 +43,30 @@ export interface KafkaBatchServerOptions {
 const FINAL_COMMIT_TIMEOUT_MS = 1_500;
 const LEAVE_TIMEOUT_MS = 1_500;
 const DISCONNECT_TIMEOUT_MS = 1_000;
+/** How long a rewound partition waits before it is fetched again, so a failure cannot spin. */
+const REWIND_DELAY_MS = 1_000;
 
 /**
  * A Nest transport on kafkajs' `eachBatch`, chosen over the built-in Kafka transport because
- * mailbridge needs what that one does not give: records of a batch handled concurrently (so many
- * events can share one vendor request), offsets committed only up to the first record that has
- * not reached its outcome, and heartbeats sent while vendor calls are still in flight.
+ * mailbridge needs what that one does not give: records handled concurrently (so many events can
+ * share one vendor request), fetching that goes on while they wait, and offsets committed only up
+ * to the first record that has not reached its outcome.
  *
  * Every configured topic routes to the one `@EventPattern(INBOUND_EVENT)` handler; the handler's
- * promise settles when the record's outcome is on Kafka, and a rejection leaves it uncommitted:
- * kafkajs then restarts the consumer and redelivers from the last commit.
+ * promise settles when the record's outcome is on Kafka. A batch hands its records to
+ * {@link RecordsInFlight} and returns at once: kafkajs fetches again only when every batch of its
+ * last fetch has returned, so a batch that waited for its records would hold every partition to
+ * its slowest record's linger and vendor call. What bounds the work instead is the in-flight
+ * window, in records and bytes: when it is full, the batch stops at the first record that does
+ * not fit, its partition is paused, and it resumes (from that record) once the window drains.
  *
- * kafkajs' auto-commit is off: it would commit after every batch whatever its records became,
- * and on errors. Finished offsets are committed instead after each batch, on a timer, when a
- * rebalance starts and on stop, each commit checked against the broker (`OffsetCommitter`).
+ * A record that fails (no outcome: it must run again) rewinds its partition to itself, as a
+ * consumer restart would: the partition's later records commit nothing, and it is fetched again
+ * from the failed record after a short pause.
+ *
+ * kafkajs' auto-commit is off: it would commit after every batch whatever its records became.
+ * Finished offsets are committed instead after each batch, on a timer, when a rebalance starts
+ * and on stop, each commit checked against the broker (`OffsetCommitter`).
  *
  * A stop never calls `consumer.stop()` while work is left: kafkajs' commits are no-ops from that
  * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`), commits
@@ -66,15 +78,11 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   protected override readonly logger = new Logger(KafkaBatchServer.name);
   private consumer?: Consumer;
   private committer?: OffsetCommitter;
-  private readonly limit: LimitFunction;
-  private readonly batches = new Set<Promise<void>>();
-  /** Records parked on a timer, finishing after their batch returned. */
-  private readonly parked = new Set<Promise<void>>();
+  private pauses?: FetchPauses;
+  private readonly records: RecordsInFlight;
   private readonly progress = new Map<string, PartitionProgress>();
   private commitTimer?: NodeJS.Timeout;
-  /** Resolves when a stop gives up on in-flight records, so running batches return at once. */
-  private readonly abandoned: Promise<void>;
-  private abandon: () => void = () => undefined;
+  private readonly rewindTimers = new Set<NodeJS.Timeout>();
   private stopping = false;
   /** Set once the stop has handed over to kafkajs: a batch after that belongs to no one. */
   private stopped = false;
@@ -85,8 +93,14 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     private readonly consumerStatus: ConsumerStatus,
   ) {
     super();
-    this.limit = pLimit(options.maxInFlight);
-    this.abandoned = new Promise((resolve) => (this.abandon = resolve));
+    this.records = new RecordsInFlight(
+      { records: options.maxInFlight, bytes: options.maxInFlightBytes },
+      consumerStatus,
+      {
+        finished: (record, progress, next) => this.finished(record, progress, next),
+        failed: (record, progress, error) => this.rewind(record, progress, error),
+      },
+    );
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -99,7 +113,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.stopping = true;
     this.consumerStatus.markDown('consumer is stopping');
     clearInterval(this.commitTimer);
-    this.pauseAll(consumer);
+    for (const timer of this.rewindTimers) clearTimeout(timer);
+    this.pauses?.stop();
     // Send what is still gathering now rather than after its linger; not awaited, because the
     // records waiting on it are what the drain below waits for.
     this.options
@@ -110,7 +125,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
       );
-      this.abandon();
     }
     await this.commitAtStop();
     this.stopped = true;
@@ -124,14 +138,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.logger.log('consumer stopped');
   }
 
-  /**
-   * Resolves once no batch runs and no record is parked. A record can park while the stop waits
-   * (its batch was running), so the sets are looked at again until both are empty.
-   */
-  private async drain(): Promise<void> {
-    while (this.batches.size > 0 || this.parked.size > 0) {
-      await Promise.all([...this.batches, ...this.parked]);
-    }
+  /** Resolves once no record runs, including any a batch started while it waited. */
+  private drain(): Promise<void> {
+    return this.records.drained();
   }
 
   on(): never {
@@ -155,7 +164,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     const committer = new OffsetCommitter(consumer, this.logger);
     this.consumer = consumer;
     this.committer = committer;
-    this.watch(consumer, committer);
+    this.pauses = new FetchPauses(consumer, this.options.topics, this.logger);
+    this.watch(consumer, committer, this.pauses);
     await consumer.connect();
     if (this.stopping) return;
     await consumer.subscribe({
@@ -174,19 +184,14 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.logger.log(`consuming ${this.options.topics.join(', ')} as group ${this.options.groupId}`);
   }
 
-  private watch(consumer: Consumer, committer: OffsetCommitter): void {
+  private watch(consumer: Consumer, committer: OffsetCommitter, pauses: FetchPauses): void {
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       committer.assign(payload.memberAssignment);
       this.consumerStatus.assigned(payload.memberAssignment);
       if (!this.stopping) this.consumerStatus.markJoined();
     });
     consumer.on(consumer.events.REBALANCING, () => void committer.commit());
-    this.options.gate?.onChange(({ open }) => {
-      if (this.stopping) return;
-      const topics = this.options.topics.map((topic) => ({ topic }));
-      if (open) consumer.resume(topics);
-      else consumer.pause(topics);
-    });
+    this.options.gate?.onChange(({ open }) => pauses.gate(open));
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       const { error, restart } = payload;
       if (this.stopping) {
@@ -200,147 +205,92 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     });
   }
 
-  private async processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
+  private processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
     // A batch after the stop handed over (kafkajs rejoined behind our back): end that consumer.
-    if (this.stopped)
-      throw Object.assign(new Error('the transport has stopped'), { retriable: false });
+    if (this.stopped) {
+      const error = Object.assign(new Error('the transport has stopped'), { retriable: false });
+      return Promise.reject(error);
+    }
     // While stopping, start nothing new: unresolved, the records go to the partition's next owner.
-    if (this.stopping) return;
-    const batch = this.runBatch(payload, committer);
-    this.batches.add(batch);
-    try {
-      await batch;
-    } finally {
-      this.batches.delete(batch);
-    }
-  }
-
-  private async runBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
-    const { batch } = payload;
-    const { topic, partition, messages } = batch;
-    const handler = this.getHandlerByPattern(INBOUND_EVENT);
-    if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
-    if (messages.length === 0) return;
-    const progress = this.progressOf(topic, partition, committer.generation);
-    progress.add(messages.map((m) => m.offset));
-    this.consumerStatus.fetched(
-      topic,
-      partition,
-      messages[0].offset,
-      messages[messages.length - 1].offset,
-    );
-    let failure: unknown;
-    let skipped = false;
-    const heartbeats = setInterval(() => {
-      payload.heartbeat().catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
-    }, HEARTBEAT_INTERVAL_MS);
-    try {
-      const work = Promise.all(
-        messages.map((message) =>
-          this.limit(async () => {
-            // After a failure, a stop or a rebalance, start nothing new: it will be redelivered.
-            if (
-              failure !== undefined ||
-              this.stopping ||
-              !payload.isRunning() ||
-              payload.isStale()
-            ) {
-              skipped = true;
-              return;
-            }
-            const record = this.handle(handler, toInbound(topic, partition, message), progress);
-            const first = await Promise.race([record.finished, record.parked]);
-            if (first.kind === 'failed') failure ??= first.error;
-            if (first.kind !== 'parked') return;
-            this.trackParked(topic, partition, record.finished);
-            // A parked record gives its slot back only while few are parked: they hold memory.
-            if (this.parked.size > this.options.maxInFlight) await record.finished;
-          }),
-        ),
-      );
-      await Promise.race([work, this.abandoned]);
-    } finally {
-      clearInterval(heartbeats);
-    }
-    // A failure while stopping is left for the next owner; throwing would end the consumer
-    // before the stop commits what did finish.
-    if (failure !== undefined && !this.stopping) {
-      await committer.commit();
-      throw asError(failure);
-    }
-    // Every record is done or parked: fetch on past the parked ones (their offsets stay
-    // uncommitted until they finish, see PartitionProgress).
-    if (!skipped && !this.stopping) payload.resolveOffset(messages[messages.length - 1].offset);
-    // Results of this batch are on Kafka: commit them now rather than at the next tick, so that
-    // a crash or a rebalance repeats as few results as possible. The stop commits for itself.
-    if (!this.stopping) void committer.commit();
+    if (this.stopping) return Promise.resolve();
+    this.handOver(payload, committer);
+    return Promise.resolve();
   }
 
   /**
-   * Runs one record to its outcome. `finished` settles when it has one (or failed); `parked`
-   * when the handler says it waits on a timer. A parked record goes on in the background: when
-   * it finishes it offers its offset like any other, and when it fails its partition is rewound
-   * to it, since the batch that would have thrown is long gone.
+   * Starts the batch's records, in order, while the window admits them. Those it does not admit
+   * stay unresolved: kafkajs fetches them again once their paused partition resumes.
    */
-  private handle(
-    handler: MessageHandler,
-    inbound: ConsumedRecord,
+  private handOver(payload: EachBatchPayload, committer: OffsetCommitter): void {
+    const { topic, partition, messages } = payload.batch;
+    const handler = this.getHandlerByPattern(INBOUND_EVENT);
+    if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
+    // A batch kafkajs already gave up on (a rebalance, a seek): its records go to the next fetch.
+    if (messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+    const admitted: ConsumedRecord[] = [];
+    for (const message of messages) {
+      const record = toInbound(topic, partition, message);
+      if (!this.records.tryAdmit(record)) {
+        this.holdForRoom(topic, partition);
+        break;
+      }
+      admitted.push(record);
+    }
+    if (admitted.length === 0) return;
+    const progress = this.progressOf(topic, partition, committer.generation);
+    progress.add(admitted.map((r) => r.offset));
+    const last = admitted[admitted.length - 1].offset;
+    this.consumerStatus.fetched(topic, partition, admitted[0].offset, last);
+    for (const record of admitted) this.records.start(handler, record, progress);
+    payload.resolveOffset(last);
+    // Whatever finished since the last commit: results are on Kafka, so the sooner the better.
+    void committer.commit();
+  }
+
+  /** The window is full: the partition waits until it has drained enough to take more. */
+  private holdForRoom(topic: string, partition: number): void {
+    this.pauses?.hold(topic, partition, 'window');
+    this.records.window.onRoom(() => this.pauses?.release(topic, partition, 'window'));
+  }
+
+  private finished(
+    record: ConsumedRecord,
     progress: PartitionProgress,
-  ): { finished: Promise<RecordEnd>; parked: Promise<RecordEnd> } {
-    const { topic, partition, offset } = inbound;
-    let isParked = false;
-    let park: () => void = () => undefined;
-    const parked = new Promise<RecordEnd>((resolve) => {
-      park = () => {
-        isParked = true;
-        resolve({ kind: 'parked' });
-      };
-    });
-    const run = async (): Promise<void> => {
-      const outcome: unknown = await handler(inbound, new RecordContext(inbound, park));
-      if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
-    };
-    const finished = run().then(
-      (): RecordEnd => {
-        const next = progress.complete(offset);
-        this.consumerStatus.finished(topic, partition, next);
-        if (next !== undefined) {
-          this.committer?.offer({ topic, partition, offset: next }, progress.generation);
-        }
-        return { kind: 'finished' };
-      },
-      (error: unknown): RecordEnd => {
-        if (isParked) this.rewind(inbound, progress, error);
-        return { kind: 'failed', error };
-      },
-    );
-    return { finished, parked };
+    next: string | undefined,
+  ): void {
+    const { topic, partition } = record;
+    this.consumerStatus.finished(topic, partition, next);
+    if (next !== undefined) {
+      this.committer?.offer({ topic, partition, offset: next }, progress.generation);
+    }
   }
 
-  /** Keeps a parked record in view: a stop waits for it, and liveness does not count it stalled. */
-  private trackParked(topic: string, partition: number, finished: Promise<RecordEnd>): void {
-    const done = finished.then(() => {
-      this.parked.delete(done);
-      this.consumerStatus.parked(topic, partition, -1);
-    });
-    this.parked.add(done);
-    this.consumerStatus.parked(topic, partition, +1);
-  }
-
-  /** A parked record failed: fetch its partition again from it, as a restart would. */
-  private rewind(inbound: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
-    const { topic, partition, offset } = inbound;
+  /**
+   * A record failed without an outcome: fetch its partition again from it, as a consumer restart
+   * would, after a pause. The partition's later records, still running or not, commit nothing
+   * from here on (their progress is retired); they run again after the rewind, where the
+   * idempotency store turns what they already sent into results rather than second sends.
+   */
+  private rewind(record: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
+    const { topic, partition, offset } = record;
     if (progress.retired || this.stopping) return;
     progress.retire();
     this.progress.delete(`${topic}|${partition}`);
     this.logger.warn(
-      `record ${topic}/${partition}@${offset} failed after waiting on its window (${asError(error).message}); fetching the partition again from it`,
+      `record ${topic}/${partition}@${offset} failed without an outcome (${asError(error).message}); fetching the partition again from it`,
     );
+    const pauses = this.pauses;
+    pauses?.hold(topic, partition, 'rewind');
     try {
       this.consumer?.seek({ topic, partition, offset });
     } catch (seekError) {
       this.logger.warn(`rewind of ${topic}/${partition}: ${(seekError as Error).message}`);
     }
+    const timer = setTimeout(() => {
+      this.rewindTimers.delete(timer);
+      pauses?.release(topic, partition, 'rewind');
+    }, REWIND_DELAY_MS);
+    this.rewindTimers.add(timer);
   }
 
   /** The partition's progress for this ownership of it: a new one after a rebalance. */
@@ -365,18 +315,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
         'their finished records will be redelivered and their results published again',
     );
   }
-
-  private pauseAll(consumer: Consumer): void {
-    try {
-      consumer.pause(this.options.topics.map((topic) => ({ topic })));
-    } catch (error) {
-      // Not running yet (a stop during start): there is nothing to fetch anyway.
-      this.logger.debug(`pause at stop: ${(error as Error).message}`);
-    }
-  }
 }
-
-type RecordEnd = { kind: 'finished' } | { kind: 'parked' } | { kind: 'failed'; error: unknown };
 
 function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
   if (settled.kind === 'timeout') return 'timed out';
