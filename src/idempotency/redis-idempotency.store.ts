@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type Result } from 'ioredis';
 import type { ActionOutcome } from '../contracts/action-outcome';
+import { Coalescer } from './coalescer';
 import {
   holderId,
   type ClaimHolder,
@@ -17,32 +18,38 @@ import {
  * Redis (standalone or with replicas), not a cluster that shards keys.
  */
 const CLAIM_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-local holder, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local retention, live = ARGV[4], ARGV[5]
-local fresh = 'claim|' .. holder .. '|' .. (now + ttl) .. '|claimed'
-if not value then
-  redis.call('SET', KEYS[1], fresh, 'EX', retention)
-  return 'claimed'
-end
-if string.sub(value, 1, 5) == 'done|' then
-  return value
-end
-local _, _, owner, expires, phase = string.find(value, '^claim|(.-)|(%d+)|(%a+)$')
-if owner == holder then
-  return 'claimed'
-end
-if owner then
-  local instance = string.match(owner, '^(.*)/[^/]*$')
-  if tonumber(expires) > now and redis.call('EXISTS', live .. instance) == 1 then
-    return 'busy'
+local now, ttl, retention, live = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local replies = {}
+for i, key in ipairs(KEYS) do
+  local holder = ARGV[4 + i]
+  local fresh = 'claim|' .. holder .. '|' .. (now + ttl) .. '|claimed'
+  local value = redis.call('GET', key)
+  local reply
+  if not value then
+    redis.call('SET', key, fresh, 'EX', retention)
+    reply = 'claimed'
+  elseif string.sub(value, 1, 5) == 'done|' then
+    reply = value
+  else
+    local _, _, owner, expires, phase = string.find(value, '^claim|(.-)|(%d+)|(%a+)$')
+    if owner == holder then
+      reply = 'claimed'
+    else
+      if owner then
+        local instance = string.match(owner, '^(.*)/[^/]*$')
+        if tonumber(expires) > now and redis.call('EXISTS', live .. instance) == 1 then
+          reply = 'busy'
+        end
+      end
+      if not reply then
+        redis.call('SET', key, fresh, 'EX', retention)
+        if phase == 'claimed' then reply = 'reclaimed' else reply = 'reclaimed-maybe-sent' end
+      end
+    end
   end
+  replies[i] = reply
 end
-redis.call('SET', KEYS[1], fresh, 'EX', retention)
-if phase == 'claimed' then
-  return 'reclaimed'
-end
-return 'reclaimed-maybe-sent'
+return replies
 `;
 
 const RENEW_SCRIPT = `
@@ -91,11 +98,31 @@ return 1
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    mailbridgeClaim(key: string, ...args: string[]): Result<string, Context>;
+    mailbridgeClaim(...keysThenArgs: string[]): Result<string[], Context>;
     mailbridgeRenew(key: string, ...args: string[]): Result<number, Context>;
     mailbridgeMarkSending(...keysThenHolders: string[]): Result<number[], Context>;
     mailbridgeRelease(key: string, holder: string): Result<number, Context>;
   }
+}
+
+/** One claim waiting for its turn's script call. */
+interface ClaimRequest {
+  key: string;
+  holder: string;
+  claimTtlMs: number;
+}
+
+/**
+ * Claims or outcomes per Redis command at most: a script runs alone on the server, and a few
+ * hundred keys keep each one well under a millisecond.
+ */
+const MAX_BATCH = 500;
+
+function claimResult(reply: string): ClaimResult {
+  if (reply === 'claimed' || reply === 'busy') return { kind: reply };
+  if (reply === 'reclaimed') return { kind: 'reclaimed', maybeSent: false };
+  if (reply === 'reclaimed-maybe-sent') return { kind: 'reclaimed', maybeSent: true };
+  return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as ActionOutcome };
 }
 
 /** How the store watches its one connection; shortened by tests. */
@@ -117,6 +144,14 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   private lastError?: string;
   private pingSentAt?: number;
   private readonly pingTimer: NodeJS.Timeout;
+  private readonly claims = new Coalescer(
+    (requests: ClaimRequest[]) => this.claimMany(requests),
+    MAX_BATCH,
+  );
+  private readonly completions = new Coalescer(
+    (calls: Array<Array<{ key: string; outcome: ActionOutcome }>>) => this.completeMany(calls),
+    MAX_BATCH,
+  );
 
   constructor(
     url: string,
@@ -126,15 +161,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly connection: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
     this.secrets = secretsOf(url);
-    // Auto-pipelining sends the claims of a whole batch in one round trip. Commands wait while
-    // Redis is unreachable (no retry limit): nothing is sent to the vendor without a claim.
+    // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
+    // whatever else a turn asks for in the same round trip. Commands wait while Redis is
+    // unreachable (no retry limit): nothing is sent to the vendor without a claim.
     this.redis = new Redis(url, {
       enableAutoPipelining: true,
       maxRetriesPerRequest: null,
       lazyConnect: true,
     });
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
-    this.redis.defineCommand('mailbridgeClaim', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
+    this.redis.defineCommand('mailbridgeClaim', { lua: CLAIM_SCRIPT });
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
@@ -180,19 +216,28 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.del(this.liveKey(instance));
   }
 
-  async claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult> {
-    const reply = await this.redis.mailbridgeClaim(
-      this.prefix + key,
-      holderId(holder),
+  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult> {
+    return this.claims.call({ key: this.prefix + key, holder: holderId(holder), claimTtlMs });
+  }
+
+  /** One script call for the claims of a turn: a fetched batch's actions claim together. */
+  private async claimMany(requests: ClaimRequest[]): Promise<ClaimResult[]> {
+    // Claims made together share a TTL in practice (one setting); a differing one goes alone.
+    const ttl = requests[0].claimTtlMs;
+    const same = requests.filter((r) => r.claimTtlMs === ttl);
+    if (same.length < requests.length) {
+      return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
+    }
+    const replies = await this.redis.mailbridgeClaim(
+      String(requests.length),
+      ...requests.map((r) => r.key),
       String(this.now()),
-      String(claimTtlMs),
+      String(ttl),
       String(this.ttlSeconds),
       this.liveKey(''),
+      ...requests.map((r) => r.holder),
     );
-    if (reply === 'claimed' || reply === 'busy') return { kind: reply };
-    if (reply === 'reclaimed') return { kind: 'reclaimed', maybeSent: false };
-    if (reply === 'reclaimed-maybe-sent') return { kind: 'reclaimed', maybeSent: true };
-    return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as ActionOutcome };
+    return replies.map(claimResult);
   }
 
   async renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean> {
@@ -214,15 +259,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
-  async complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
-    if (outcomes.length === 0) return;
+  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
+    if (outcomes.length === 0) return Promise.resolve();
+    return this.completions.call(outcomes);
+  }
+
+  /** One transaction for the outcomes recorded in a turn: all of them, or none. */
+  private async completeMany(
+    calls: Array<Array<{ key: string; outcome: ActionOutcome }>>,
+  ): Promise<void[]> {
     const transaction = this.redis.multi();
-    for (const { key, outcome } of outcomes) {
+    for (const { key, outcome } of calls.flat()) {
       transaction.set(this.prefix + key, `done|${JSON.stringify(outcome)}`, 'EX', this.ttlSeconds);
     }
     const replies = await transaction.exec();
     const failed = replies?.find(([error]) => error !== null)?.[0];
     if (!replies || failed) throw failed ?? new Error('idempotency store: transaction aborted');
+    return calls.map(() => undefined);
   }
 
   async release(key: string, holder: ClaimHolder): Promise<void> {
