@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
@@ -61,7 +62,10 @@ export async function startConsuming(app: INestApplication, config: AppConfig): 
   if (config.kafka.createTopics) await ensureTopics(kafka, config);
   else await checkTopicsExist(kafka, config);
   await app.startAllMicroservices();
-  new Logger('mailbridge').log(`started in ${config.mode} mode`);
+  // The heap limit comes from NODE_OPTIONS (the image sets one for a 256 MB container): said here
+  // so that an operator sees which one a process actually runs with.
+  const heapMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  new Logger('mailbridge').log(`started in ${config.mode} mode (heap limit ${heapMb} MB)`);
 }
 
 /**

@@ -55,7 +55,7 @@ const USAGE = `npm run bench -- [options]
   --latency-rate R          input events/s of the latency run (default 1000)
   --latency-seconds S       input duration of one latency run (default 12)
   --latency-grace S         wait for stragglers after the input stops (default 8)
-  --backlog-seconds S       how long the backlog test drains (default 120)
+  --backlog-seconds S       longest the backlog test may take to drain (default 300)
   --http-seconds S          duration of each ceiling-http measurement (default 4)
   --http-connections N      concurrent requests of ceiling-http (default 512)
   --http-batch N            recipients per request of the batched ceiling-http body (default 100)
@@ -84,7 +84,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'latency-rate': { type: 'string', default: '1000' },
       'latency-seconds': { type: 'string', default: '12' },
       'latency-grace': { type: 'string', default: '8' },
-      'backlog-seconds': { type: 'string', default: '120' },
+      'backlog-seconds': { type: 'string', default: '300' },
       'http-seconds': { type: 'string', default: '4' },
       'http-connections': { type: 'string', default: '512' },
       'http-batch': { type: 'string', default: '100' },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sandbox-defaults';
@@ -112,8 +113,18 @@ async function serviceEnv(
     VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_RELAY_ACCESS_TOKEN,
     VENDOR_API_KEY: SANDBOX_API_KEY,
     SENDER_FROM_EMAIL: 'bench@mailbridge.local',
+    // Run as the image runs it: with the heap limit the Dockerfile sets.
+    NODE_OPTIONS: imageNodeOptions(),
     ...extra,
   };
+}
+
+/** The `ENV NODE_OPTIONS=…` of the Dockerfile, so the benchmark measures the shipped default. */
+function imageNodeOptions(): string {
+  const dockerfile = readFileSync(join(repoRoot(), 'Dockerfile'), 'utf8');
+  const match = /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile);
+  if (!match) throw new Error('the Dockerfile sets no NODE_OPTIONS');
+  return match[1].trim().replace(/^"(.*)"$/, '$1');
 }
 
 function freePort(): Promise<number> {
