@@ -15,27 +15,26 @@ function setUp() {
 }
 
 describe(FetchPauses.name, () => {
-  it('resumes a partition only when the last reason holding it is lifted', () => {
+  it('pauses a held partition and resumes it on release, once', () => {
     const { log, pauses } = setUp();
-    pauses.hold('a', 0, 'window');
-    pauses.hold('a', 0, 'rewind');
-    pauses.release('a', 0, 'window');
-    expect(log).toEqual(['pause a/0']);
-    pauses.release('a', 0, 'rewind');
+    pauses.hold('a', 0);
+    pauses.hold('a', 0);
+    pauses.release('a', 0);
+    pauses.release('a', 0);
     expect(log).toEqual(['pause a/0', 'resume a/0']);
   });
 
   it('neither pauses nor resumes single partitions while the gate holds the topics', () => {
     const { log, pauses } = setUp();
     pauses.gate(false);
-    pauses.hold('a', 0, 'window'); // pausing a partition of a paused topic would unpause the rest
-    pauses.release('a', 0, 'window');
+    pauses.hold('a', 0); // pausing a partition of a paused topic would unpause the rest
+    pauses.release('a', 0);
     expect(log).toEqual(['pause a b']);
   });
 
   it('pauses held partitions again when the gate reopens', () => {
     const { log, pauses } = setUp();
-    pauses.hold('b', 2, 'window');
+    pauses.hold('b', 2);
     pauses.gate(false);
     pauses.gate(true);
     expect(log).toEqual(['pause b/2', 'pause a b', 'resume a b', 'pause b/2']);
@@ -43,9 +42,9 @@ describe(FetchPauses.name, () => {
 
   it('resumes nothing once the stop began', () => {
     const { log, pauses } = setUp();
-    pauses.hold('a', 1, 'window');
+    pauses.hold('a', 1);
     pauses.stop();
-    pauses.release('a', 1, 'window');
+    pauses.release('a', 1);
     pauses.gate(false);
     pauses.gate(true);
     expect(log).toEqual(['pause a/1', 'pause a b']);

@@ -4,23 +4,17 @@ import type { Consumer } from 'kafkajs';
 /** What pauses keep of a kafkajs consumer (a seam for the unit spec). */
 export type PausableConsumer = Pick<Consumer, 'pause' | 'resume'>;
 
-/** Why one partition is held: the in-flight window is full, or it waits to be fetched again. */
-export type HoldReason = 'window' | 'rewind';
-
 /**
  * Every reason fetching is paused, in one place, so that lifting one reason never lifts another:
- * the vendor gate and the stop pause whole topics; a full in-flight window or a rewind holds one
- * partition. kafkajs keeps a single paused flag per partition, and pausing a partition of a
- * paused topic even unpauses the rest of that topic, so partitions are paused and resumed only
- * while their topics run, and held partitions are paused again whenever the topics resume.
+ * the vendor gate and the stop pause whole topics; a rewind holds one partition for a moment.
+ * kafkajs keeps a single paused flag per partition, and pausing a partition of a paused topic
+ * even unpauses the rest of that topic, so partitions are paused and resumed only while their
+ * topics run, and held partitions are paused again whenever the topics resume.
  */
 export class FetchPauses {
   private gateClosed = false;
   private stopping = false;
-  private readonly held = new Map<
-    string,
-    { topic: string; partition: number; why: Set<HoldReason> }
-  >();
+  private readonly held = new Map<string, { topic: string; partition: number }>();
 
   constructor(
     private readonly consumer: PausableConsumer,
@@ -57,22 +51,16 @@ export class FetchPauses {
     );
   }
 
-  hold(topic: string, partition: number, why: HoldReason): void {
+  /** Stops fetching one partition until {@link release}. */
+  hold(topic: string, partition: number): void {
     const key = `${topic}|${partition}`;
-    const known = this.held.get(key);
-    if (known) {
-      known.why.add(why);
-      return;
-    }
-    this.held.set(key, { topic, partition, why: new Set([why]) });
+    if (this.held.has(key)) return;
+    this.held.set(key, { topic, partition });
     if (this.running) this.call('pause', [{ topic, partitions: [partition] }]);
   }
 
-  release(topic: string, partition: number, why: HoldReason): void {
-    const key = `${topic}|${partition}`;
-    const known = this.held.get(key);
-    if (!known?.why.delete(why) || known.why.size > 0) return;
-    this.held.delete(key);
+  release(topic: string, partition: number): void {
+    if (!this.held.delete(`${topic}|${partition}`)) return;
     if (this.running) this.call('resume', [{ topic, partitions: [partition] }]);
   }
 

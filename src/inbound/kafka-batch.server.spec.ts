@@ -242,36 +242,52 @@ describe(KafkaBatchServer.name, () => {
     await server.close();
   });
 
-  it('pauses the partition at the first record the window cannot take, and resumes it once the window drains', async () => {
+  it('makes a batch that meets a full window wait for room, admitting the rest once it drained', async () => {
     const { consumer, server, held, fetch, at } = await start({ maxInFlight: 8 });
     const batch = fetch([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    await batch.done;
+    await flush();
     expect([...held.keys()]).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
-    expect(batch.resolved).toEqual(['7']); // 8 and 9 are fetched again after the resume
-    expect(consumer.log).toEqual(['pause 0']);
+    expect(batch.resolved).toEqual(['7']); // fetching cannot go on: the batch has not returned
 
     at(0).finish();
     await flush();
-    expect(consumer.log).toEqual(['pause 0']); // 7 of 8 in flight: above the resume mark, 6
+    expect(held.has('8')).toBe(false); // 7 of 8 in flight: above the resume mark, 6
     at(1).finish();
-    await flush();
-    expect(consumer.log).toEqual(['pause 0', 'resume 0']);
+    await batch.done;
+    expect([...held.keys()]).toContain('9');
+    expect(batch.resolved).toEqual(['7', '9']);
+    expect(consumer.log.filter((line) => line.startsWith('pause'))).toEqual([]); // no refetch
     await closeFinishing(server, held);
   });
 
   it('bounds the window in bytes too, and lets one record larger than the bound through alone', async () => {
     const { server, held, fetch, at } = await start({ maxInFlightBytes: 20 });
     const batch = fetch([0, 1, 2]); // 8 bytes each ("record 0")
-    await batch.done;
+    await flush();
     expect(batch.resolved).toEqual(['1']);
-
     at(0).finish();
     at(1).finish();
+    await batch.done;
+    expect(batch.resolved).toEqual(['1', '2']);
+
+    at(2).finish();
     await flush();
-    const large = fetch([2], { bytes: 500 });
+    const large = fetch([3], { bytes: 500 });
     await large.done;
-    expect(large.resolved).toEqual(['2']);
+    expect(large.resolved).toEqual(['3']);
     await closeFinishing(server, held);
+  });
+
+  it('ends the wait for room when the stop begins, leaving the rest of the batch unresolved', async () => {
+    const { server, held, fetch, at } = await start({ maxInFlight: 1 });
+    const batch = fetch([0, 1]);
+    await flush();
+    const closing = server.close();
+    await batch.done;
+    expect(batch.resolved).toEqual(['0']);
+    at(0).finish();
+    await closing;
+    expect(held.has('1')).toBe(false);
   });
 
   it("gives a parked record's place in the window back, so later records are fetched", async () => {
@@ -323,16 +339,15 @@ describe(KafkaBatchServer.name, () => {
     await server.close();
   });
 
-  it('keeps a partition the window holds paused when the vendor gate reopens', async () => {
+  it('keeps a rewound partition paused when the vendor gate reopens', async () => {
     const gate = new FakeGate();
-    const { consumer, server, held, fetch, at } = await start({ maxInFlight: 1, gate });
-    await fetch([0, 1]).done;
+    const { consumer, server, held, fetch, at } = await start({ gate });
+    await fetch([0]).done;
+    at(0).fail(new Error('result topic unavailable'));
+    await flush();
     gate.set(false);
     gate.set(true);
-    expect(consumer.log).toEqual(['pause 0', 'pause', 'resume', 'pause 0']);
-    at(0).finish();
-    await flush();
-    expect(consumer.log.at(-1)).toBe('resume 0');
+    expect(consumer.log).toEqual(['pause 0', 'seek 0@0', 'pause', 'resume', 'pause 0']);
     await closeFinishing(server, held);
   });
 

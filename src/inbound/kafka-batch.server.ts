@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { ConsumerStatus } from './consumer-status';
 import type { ConsumedRecord } from '../kafka/consumed-record';
@@ -54,11 +54,11 @@ const REWIND_DELAY_MS = 1_000;
  *
  * Every configured topic routes to the one `@EventPattern(INBOUND_EVENT)` handler; the handler's
  * promise settles when the record's outcome is on Kafka. A batch hands its records to
- * {@link RecordsInFlight} and returns at once: kafkajs fetches again only when every batch of its
- * last fetch has returned, so a batch that waited for its records would hold every partition to
- * its slowest record's linger and vendor call. What bounds the work instead is the in-flight
- * window, in records and bytes: when it is full, the batch stops at the first record that does
- * not fit, its partition is paused, and it resumes (from that record) once the window drains.
+ * {@link RecordsInFlight} and returns as soon as they are admitted, not when they finish: kafkajs
+ * fetches again only when every batch of its last fetch has returned, so a batch that waited for
+ * its records held every partition to its slowest record's linger and vendor call. What bounds
+ * the work instead is the in-flight window, in records and bytes: a batch that meets a full
+ * window waits for room before it admits the rest, and that wait is the back pressure.
  *
  * A record that fails (no outcome: it must run again) rewinds its partition to itself, as a
  * consumer restart would: the partition's later records commit nothing, and it is fetched again
@@ -84,6 +84,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   private commitTimer?: NodeJS.Timeout;
   private readonly rewindTimers = new Set<NodeJS.Timeout>();
   private stopping = false;
+  /** Resolves when a stop begins, so that batches waiting for room return at once. */
+  private readonly stopRequested: Promise<void>;
+  private requestStop: () => void = () => undefined;
   /** Set once the stop has handed over to kafkajs: a batch after that belongs to no one. */
   private stopped = false;
 
@@ -93,6 +96,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     private readonly consumerStatus: ConsumerStatus,
   ) {
     super();
+    this.stopRequested = new Promise((resolve) => (this.requestStop = resolve));
     this.records = new RecordsInFlight(
       { records: options.maxInFlight, bytes: options.maxInFlightBytes },
       consumerStatus,
@@ -111,6 +115,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     const consumer = this.consumer;
     if (!consumer || this.stopping) return;
     this.stopping = true;
+    this.requestStop();
     this.consumerStatus.markDown('consumer is stopping');
     clearInterval(this.commitTimer);
     for (const timer of this.rewindTimers) clearTimeout(timer);
@@ -205,38 +210,36 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     });
   }
 
-  private processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
+  private async processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
     // A batch after the stop handed over (kafkajs rejoined behind our back): end that consumer.
-    if (this.stopped) {
-      const error = Object.assign(new Error('the transport has stopped'), { retriable: false });
-      return Promise.reject(error);
-    }
-    // While stopping, start nothing new: unresolved, the records go to the partition's next owner.
-    if (this.stopping) return Promise.resolve();
-    this.handOver(payload, committer);
-    return Promise.resolve();
-  }
-
-  /**
-   * Starts the batch's records, in order, while the window admits them. Those it does not admit
-   * stay unresolved: kafkajs fetches them again once their paused partition resumes.
-   */
-  private handOver(payload: EachBatchPayload, committer: OffsetCommitter): void {
+    if (this.stopped)
+      throw Object.assign(new Error('the transport has stopped'), { retriable: false });
     const { topic, partition, messages } = payload.batch;
     const handler = this.getHandlerByPattern(INBOUND_EVENT);
     if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
-    // A batch kafkajs already gave up on (a rebalance, a seek): its records go to the next fetch.
-    if (messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
-    const admitted: ConsumedRecord[] = [];
-    for (const message of messages) {
-      const record = toInbound(topic, partition, message);
-      if (!this.records.tryAdmit(record)) {
-        this.holdForRoom(topic, partition);
-        break;
+    let next = 0;
+    // While stopping, or once kafkajs gave the batch up (a rebalance, a seek), start nothing
+    // more: the records left unresolved are fetched again, here or by the partition's next owner.
+    while (next < messages.length && !this.stopping && payload.isRunning() && !payload.isStale()) {
+      const admitted: ConsumedRecord[] = [];
+      for (; next < messages.length; next++) {
+        const record = toInbound(topic, partition, messages[next]);
+        if (!this.records.tryAdmit(record)) break;
+        admitted.push(record);
       }
-      admitted.push(record);
+      if (admitted.length > 0) this.startRecords(handler, admitted, payload, committer);
+      if (next < messages.length) await this.roomOrHeartbeat(payload);
     }
-    if (admitted.length === 0) return;
+  }
+
+  /** Runs admitted records of one partition in the background and lets fetching move past them. */
+  private startRecords(
+    handler: MessageHandler,
+    admitted: ConsumedRecord[],
+    payload: EachBatchPayload,
+    committer: OffsetCommitter,
+  ): void {
+    const { topic, partition } = payload.batch;
     const progress = this.progressOf(topic, partition, committer.generation);
     progress.add(admitted.map((r) => r.offset));
     const last = admitted[admitted.length - 1].offset;
@@ -247,10 +250,24 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     void committer.commit();
   }
 
-  /** The window is full: the partition waits until it has drained enough to take more. */
-  private holdForRoom(topic: string, partition: number): void {
-    this.pauses?.hold(topic, partition, 'window');
-    this.records.window.onRoom(() => this.pauses?.release(topic, partition, 'window'));
+  /**
+   * The window is full: the batch waits for room, which keeps kafkajs from fetching more (it
+   * fetches again only when every batch of its last fetch returned). Waiting rather than pausing
+   * the partition and dropping the rest of the batch: a paused partition's fetched records would
+   * be fetched and decoded again, up to a megabyte per partition for a few hundred admitted. The
+   * group still hears from this member while it waits, and a stop or rebalance ends the wait.
+   */
+  private async roomOrHeartbeat(payload: EachBatchPayload): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.records.window.onRoom(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, HEARTBEAT_INTERVAL_MS))),
+      this.stopRequested,
+    ]);
+    clearTimeout(timer);
+    await payload
+      .heartbeat()
+      .catch((error: Error) => this.logger.debug(`heartbeat: ${error.message}`));
   }
 
   private finished(
@@ -280,7 +297,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       `record ${topic}/${partition}@${offset} failed without an outcome (${asError(error).message}); fetching the partition again from it`,
     );
     const pauses = this.pauses;
-    pauses?.hold(topic, partition, 'rewind');
+    pauses?.hold(topic, partition);
     try {
       this.consumer?.seek({ topic, partition, offset });
     } catch (seekError) {
@@ -288,7 +305,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     }
     const timer = setTimeout(() => {
       this.rewindTimers.delete(timer);
-      pauses?.release(topic, partition, 'rewind');
+      pauses?.release(topic, partition);
     }, REWIND_DELAY_MS);
     this.rewindTimers.add(timer);
   }
