@@ -17,7 +17,7 @@ import { IsPlainText } from './is-plain-text';
 import { IsStringMap } from './is-string-map';
 
 /**
- * The longest body accepted, in UTF-16 code units. The vendor documents no limit; Gmail clips a
+ * The longest body accepted, in characters (Unicode code points, as JSON Schema counts them). The vendor documents no limit; Gmail clips a
  * message beyond 102 KB, so twice that is room for any real campaign while a body of megabytes
  * (which would also crowd out the recipients under MAX_EVENT_BYTES) is refused at the edge.
  */

@@ -7,6 +7,9 @@ import { IsPlainText } from './is-plain-text';
  */
 const WHITESPACE_OR_JOINER = /[\s\u200C\u200D]/;
 
+/** `hasNoWhitespace` in JSON Schema keywords: `not`, as `pattern` already holds plain text. */
+export const NO_WHITESPACE_SCHEMA = { not: { pattern: WHITESPACE_OR_JOINER.source } } as const;
+
 /**
  * An email address exactly as it will be sent: a valid address, at most 320 characters, with no
  * whitespace and no invisible character (which would make two different addresses look alike).
@@ -43,21 +46,23 @@ export function HasUniqueEmails(validationOptions?: ValidationOptions): Property
     {
       name: 'uniqueAddresses',
       validator: {
-        validate: (value: unknown) => {
-          if (!Array.isArray(value)) return true;
-          const seen = new Set<string>();
-          for (const item of value as unknown[]) {
-            const email = (item as { email?: unknown } | null)?.email;
-            if (typeof email !== 'string') continue;
-            const folded = email.toLowerCase();
-            if (seen.has(folded)) return false;
-            seen.add(folded);
-          }
-          return true;
-        },
+        validate: (value: unknown) => !Array.isArray(value) || hasUniqueEmails(value),
         defaultMessage: () => '$property has duplicate addresses',
       },
     },
     validationOptions,
   );
+}
+
+/** Whether no two items' `email` strings are equal ignoring case; other items are skipped. */
+export function hasUniqueEmails(items: readonly unknown[]): boolean {
+  const seen = new Set<string>();
+  for (const item of items) {
+    const email = (item as { email?: unknown } | null)?.email;
+    if (typeof email !== 'string') continue;
+    const folded = email.toLowerCase();
+    if (seen.has(folded)) return false;
+    seen.add(folded);
+  }
+  return true;
 }

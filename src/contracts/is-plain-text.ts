@@ -35,6 +35,22 @@ export interface PlainTextOptions {
   multiline?: boolean;
 }
 
+/** The characters inside a one-class regular expression (`[a-z]` → `a-z`). */
+function classBody(characterClass: RegExp): string {
+  return characterClass.source.slice(1, -1);
+}
+
+/**
+ * The same rule as a JSON Schema `pattern`, built from the same character classes: a string of
+ * allowed characters only. JSON Schema patterns are compiled with the `u` flag (ajv does so), under
+ * which `[\uD800-\uDFFF]` matches only a lone surrogate: a pair is read as one code point.
+ */
+export function plainTextPattern(options: PlainTextOptions = {}): string {
+  const refused = [CONTROL, UNICODE_LINE_BREAK];
+  if (!options.multiline) refused.push(TAB_OR_NEWLINE, INVISIBLE);
+  return `^[^${refused.map(classBody).join('')}\\uD800-\\uDFFF]*$`;
+}
+
 /** What is wrong with `value` as plain text, or undefined. Never quotes the value. */
 export function plainTextProblem(
   value: string,
@@ -61,6 +77,8 @@ export function IsPlainText(
   return ValidateBy(
     {
       name: 'isPlainText',
+      // For the JSON Schema generator (json-schema.ts), which reads rules from the metadata.
+      constraints: [options],
       validator: {
         validate: (value: unknown) =>
           typeof value !== 'string' || plainTextProblem(value, options) === undefined,

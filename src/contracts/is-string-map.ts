@@ -1,8 +1,9 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { plainTextProblem } from './is-plain-text';
+import { plainTextPattern, plainTextProblem } from './is-plain-text';
 
 export interface StringMapLimits {
   maxEntries: number;
+  /** In characters (Unicode code points), as `@MaxLength` and JSON Schema's `maxLength` count. */
   maxKeyLength: number;
   maxValueLength: number;
 }
@@ -18,6 +19,8 @@ export function IsStringMap(
   return ValidateBy(
     {
       name: 'isStringMap',
+      // For the JSON Schema generator (json-schema.ts), which reads rules from the metadata.
+      constraints: [limits],
       validator: {
         validate: (value: unknown) => isStringMap(value, limits),
         defaultMessage: () =>
@@ -30,6 +33,16 @@ export function IsStringMap(
   );
 }
 
+/** The same rule in JSON Schema keywords, for an object-typed property. */
+export function stringMapSchema(limits: StringMapLimits): Record<string, unknown> {
+  const pattern = plainTextPattern();
+  return {
+    maxProperties: limits.maxEntries,
+    propertyNames: { minLength: 1, maxLength: limits.maxKeyLength, pattern },
+    additionalProperties: { type: 'string', maxLength: limits.maxValueLength, pattern },
+  };
+}
+
 function isStringMap(value: unknown, limits: StringMapLimits): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const entries = Object.entries(value);
@@ -38,11 +51,15 @@ function isStringMap(value: unknown, limits: StringMapLimits): boolean {
     entries.every(
       ([k, v]) =>
         k.length > 0 &&
-        k.length <= limits.maxKeyLength &&
+        codePoints(k) <= limits.maxKeyLength &&
         plainTextProblem(k) === undefined &&
         typeof v === 'string' &&
-        v.length <= limits.maxValueLength &&
+        codePoints(v) <= limits.maxValueLength &&
         plainTextProblem(v) === undefined,
     )
   );
+}
+
+function codePoints(text: string): number {
+  return [...text].length;
 }
