@@ -11,7 +11,7 @@ import type { EventEnvelope } from './event-envelope';
 import { ORDER_PLACED_V1, OrderPlacedV1 } from './order-placed.v1';
 import { USER_SIGNED_UP_V1, UserSignedUpV1 } from './user-signed-up.v1';
 
-/** Every event type mailbridge accepts, mapped to the class that validates it. */
+/** Every event type mailbridge accepts, mapped to the class that defines its contract. */
 export const INBOUND_CONTRACTS: Readonly<Record<string, ClassConstructor<EventEnvelope>>> = {
   [USER_SIGNED_UP_V1]: UserSignedUpV1,
   [ORDER_PLACED_V1]: OrderPlacedV1,

@@ -1,0 +1,163 @@
+import { isDeepStrictEqual } from 'node:util';
+import isEmail from 'validator/lib/isEmail';
+import isISO8601 from 'validator/lib/isISO8601';
+import { CurrencyCodes } from 'validator/lib/isISO4217';
+import { hasUniqueEmails, NO_WHITESPACE_SCHEMA } from './is-email-address';
+import { plainTextPattern, type PlainTextOptions } from './is-plain-text';
+import { isRfc3339 } from './is-rfc3339';
+import { stringMapSchema, type StringMapLimits } from './is-string-map';
+
+export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+
+/** What one class-validator rule of one property becomes in JSON Schema. */
+export interface RuleSchema {
+  /** The type the rule demands (class-validator refuses every other); none if others pass. */
+  type?: JsonType;
+  /** The keywords that say the rest of the rule. */
+  keywords?: Record<string, unknown>;
+}
+
+/**
+ * The one keyword beyond JSON Schema: that no two items of an array have the same `email`,
+ * ignoring case (`@HasUniqueEmails`), which no standard keyword can say. Validators that do
+ * not know it ignore it.
+ */
+export const UNIQUE_EMAILS_KEYWORD = 'x-uniqueEmailsIgnoringCase';
+
+/** Every ISO 4217 code that class-validator accepts, in any case, as validator.js reads it. */
+const CURRENCY_PATTERN = `^(?:${[...CurrencyCodes]
+  .map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join(''))
+  .join('|')})$`;
+
+/**
+ * Every class-validator rule that the inbound contracts may use, by the name class-validator
+ * reports it under, and its JSON Schema given the decorator's constraints. A rule that is not
+ * here stops the schema generation at start-up (json-schema.ts): a decorator added to a contract
+ * can never be silently left out of validation.
+ */
+export const RULES: Readonly<Record<string, (constraints: readonly unknown[]) => RuleSchema>> = {
+  // Leaves the property out of `required` and lets it be null (json-schema.ts does both).
+  isOptional: () => ({}),
+  // A `$ref` to the nested class, made by class-validator-jsonschema from the `@Type`.
+  nestedValidation: () => ({}),
+  isString: () => ({ type: 'string' }),
+  isInt: () => ({ type: 'integer' }),
+  isBoolean: () => ({ type: 'boolean' }),
+  isArray: () => ({ type: 'array' }),
+  isObject: () => ({ type: 'object' }),
+  isNotEmpty: () => ({ keywords: { minLength: 1 } }),
+  maxLength: ([max]) => ({ type: 'string', keywords: { maxLength: max } }),
+  min: ([min]) => ({ type: 'number', keywords: { minimum: min } }),
+  max: ([max]) => ({ type: 'number', keywords: { maximum: max } }),
+  arrayMinSize: ([min]) => ({ type: 'array', keywords: { minItems: min } }),
+  arrayMaxSize: ([max]) => ({ type: 'array', keywords: { maxItems: max } }),
+  isIn: ([values]) => isInSchema(values),
+  matches: ([pattern, modifiers]) => matchesSchema(pattern, modifiers),
+  isEmail: ([options]) => {
+    expectOptions('isEmail', options, [undefined, {}]);
+    return { type: 'string', keywords: { format: 'email' } };
+  },
+  isIso8601: ([options]) => {
+    expectOptions('isIso8601', options, [{ strict: true }]);
+    return { type: 'string', keywords: { format: 'iso8601' } };
+  },
+  isISO4217CurrencyCode: () => ({ type: 'string', keywords: { pattern: CURRENCY_PATTERN } }),
+  isRfc3339: () => ({ type: 'string', keywords: { format: 'date-time' } }),
+  isPlainText: ([options]) => ({
+    keywords: { pattern: plainTextPattern(options as PlainTextOptions) },
+  }),
+  hasNoWhitespace: () => ({ keywords: NO_WHITESPACE_SCHEMA }),
+  uniqueAddresses: () => ({ keywords: { [UNIQUE_EMAILS_KEYWORD]: true } }),
+  isStringMap: ([limits]) => ({
+    type: 'object',
+    keywords: stringMapSchema(limits as StringMapLimits),
+  }),
+};
+
+/**
+ * The formats the schemas name, each the very check class-validator runs: `email` is
+ * validator.js's `isEmail` with `@IsEmail()`'s default options, `date-time` is RFC 3339 as
+ * `is-rfc3339.ts` reads it, `iso8601` is validator.js's `isISO8601` with `strict: true`.
+ */
+export const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
+  email: (value) => isEmail(value),
+  'date-time': isRfc3339,
+  iso8601: (value) => isISO8601(value, { strict: true }),
+};
+
+/** The keyword beyond JSON Schema, for validators that take custom keywords (ajv). */
+export const KEYWORDS = {
+  [UNIQUE_EMAILS_KEYWORD]: { type: 'array', validate: hasUniqueEmails },
+} as const;
+
+function isInSchema(values: unknown): RuleSchema {
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+    throw new Error('@IsIn: only lists of strings are expressed in JSON Schema');
+  }
+  return { type: 'string', keywords: { enum: values } };
+}
+
+function matchesSchema(pattern: unknown, modifiers: unknown): RuleSchema {
+  // A flag (i, m, s…) has no place in a JSON Schema pattern; `u` is implied.
+  if (!(pattern instanceof RegExp) || pattern.flags !== '' || modifiers !== undefined) {
+    throw new Error('@Matches: only a RegExp without flags is expressed in JSON Schema');
+  }
+  return { type: 'string', keywords: { pattern: pattern.source } };
+}
+
+function expectOptions(rule: string, options: unknown, supported: readonly unknown[]): void {
+  if (!supported.some((s) => isDeepStrictEqual(s, options))) {
+    throw new Error(`@${rule}: these options are not expressed in JSON Schema`);
+  }
+}
+
+const RULE_OF_TYPE: Readonly<Record<string, string>> = {
+  string: 'isString',
+  integer: 'isInt',
+  number: 'isNumber',
+  boolean: 'isBoolean',
+  array: 'isArray',
+  object: 'isObject',
+};
+const RULE_OF_FORMAT: Readonly<Record<string, string>> = {
+  email: 'isEmail',
+  'date-time': 'isRfc3339',
+  iso8601: 'isIso8601',
+};
+const RULE_OF_KEYWORD: Readonly<Record<string, string>> = {
+  minLength: 'isNotEmpty',
+  maxLength: 'maxLength',
+  minimum: 'min',
+  maximum: 'max',
+  minItems: 'arrayMinSize',
+  maxItems: 'arrayMaxSize',
+  enum: 'isIn',
+  not: 'hasNoWhitespace',
+  required: 'isDefined',
+  [UNIQUE_EMAILS_KEYWORD]: 'uniqueAddresses',
+};
+/** Keywords that, inside a property's schema, only a string map uses. */
+const STRING_MAP_KEYWORDS = new Set(['maxProperties', 'propertyNames', 'additionalProperties']);
+const PLAIN_TEXT_PATTERNS = new Set([plainTextPattern(), plainTextPattern({ multiline: true })]);
+
+/**
+ * The class-validator rule that a failed keyword of these schemas stands for, so that messages
+ * keep naming rules as they did (`fails isEmail`, `fails min`). `keywordPath` leads from the
+ * property's schema to the keyword (`['items', 'maxLength']`); `detail` is the type, format or
+ * pattern that failed, where the keyword has one.
+ */
+export function ruleOf(keywordPath: readonly string[], detail?: string): string {
+  const keyword = keywordPath[keywordPath.length - 1];
+  if (STRING_MAP_KEYWORDS.has(keywordPath[0])) return 'isStringMap';
+  switch (keyword) {
+    case 'type':
+      return RULE_OF_TYPE[detail ?? ''] ?? 'type';
+    case 'format':
+      return RULE_OF_FORMAT[detail ?? ''] ?? 'format';
+    case 'pattern':
+      if (detail === CURRENCY_PATTERN) return 'isISO4217CurrencyCode';
+      return PLAIN_TEXT_PATTERNS.has(detail ?? '') ? 'isPlainText' : 'matches';
+    default:
+      return RULE_OF_KEYWORD[keyword] ?? keyword;
+  }
+}

@@ -1,0 +1,67 @@
+import { INBOUND_CONTRACTS } from './inbound-contracts';
+import { INBOUND_SCHEMAS, type JsonSchema } from './json-schema';
+import { ruleOf } from './json-schema-rules';
+
+/** Every object schema in `schema`, at any depth, with where it is. */
+function* objectSchemas(schema: unknown, at = '#'): Generator<[string, JsonSchema]> {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as JsonSchema;
+  if (s.properties) yield [at, s];
+  for (const [key, child] of Object.entries(s)) yield* objectSchemas(child, `${at}/${key}`);
+}
+
+describe('INBOUND_SCHEMAS', () => {
+  it('has one schema per inbound type, each self-contained', () => {
+    expect(Object.keys(INBOUND_SCHEMAS)).toEqual(Object.keys(INBOUND_CONTRACTS));
+    for (const schema of Object.values(INBOUND_SCHEMAS)) {
+      const refs = [...JSON.stringify(schema).matchAll(/"\$ref":"#\/definitions\/([^"]+)"/g)];
+      const definitions = schema.definitions as Record<string, unknown>;
+      for (const [, name] of refs) expect(definitions).toHaveProperty([name]);
+    }
+  });
+
+  it('refuses unknown properties in every declared object', () => {
+    for (const schema of Object.values(INBOUND_SCHEMAS)) {
+      for (const [, object] of objectSchemas(schema)) {
+        expect(object.additionalProperties).toBe(false);
+      }
+    }
+  });
+
+  it('lets an optional property be null, as @IsOptional() does, and a required one not', () => {
+    const order = INBOUND_SCHEMAS['order.placed.v1'];
+    const customer = (order.definitions as Record<string, JsonSchema>).OrderCustomer;
+    const properties = customer.properties as Record<string, JsonSchema>;
+    expect(customer.required).toEqual(['email', 'firstName']);
+    expect(properties.lastName.type).toEqual(['string', 'null']);
+    expect(properties.address).toEqual({
+      anyOf: [{ $ref: '#/definitions/OrderAddress' }, { type: 'null' }],
+    });
+    expect(properties.email.type).toBe('string');
+  });
+
+  it('states the rules in standard keywords where JSON Schema can', () => {
+    const signup = INBOUND_SCHEMAS['user.signed_up.v1'];
+    const data = (signup.definitions as Record<string, JsonSchema>).UserSignedUpV1Data;
+    expect((data.properties as Record<string, JsonSchema>).email).toMatchObject({
+      type: 'string',
+      format: 'email',
+      maxLength: 320,
+      pattern: expect.stringMatching(/^\^\[\^/) as unknown,
+      not: { pattern: expect.any(String) as unknown },
+    });
+  });
+});
+
+describe(ruleOf.name, () => {
+  it.each([
+    [['format'], 'email', 'isEmail'],
+    [['minimum'], undefined, 'min'],
+    [['type'], 'integer', 'isInt'],
+    [['items', 'maxLength'], undefined, 'maxLength'],
+    [['additionalProperties', 'pattern'], '^x$', 'isStringMap'],
+    [['pattern'], '^\\d{1,12}(\\.\\d{1,4})?$', 'matches'],
+  ])('names %j (%s) after the class-validator rule %s', (path, detail, rule) => {
+    expect(ruleOf(path, detail)).toBe(rule);
+  });
+});
