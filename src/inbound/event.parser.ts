@@ -1,5 +1,3 @@
-import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
 import { INBOUND_CONTRACTS, type InboundEvent } from '../contracts/inbound-contracts';
 import {
   checkCloudEvent,
@@ -9,6 +7,7 @@ import {
   safeName,
 } from './cloud-event';
 import type { ConsumedRecord } from '../kafka/consumed-record';
+import { validateEvent } from './event.validator';
 import { InvalidEventError } from './invalid-event.error';
 import { checkJsonLimits } from './json-limits';
 import { decodeUtf8, headerText } from './record-encoding';
@@ -26,12 +25,25 @@ export interface ParseOptions {
  * never throws anything else. Accepts a plain JSON envelope (`{id, type, time, data}`), a
  * CloudEvents 1.0 structured event and a CloudEvents binary-mode record (`ce_*` headers, the
  * value being `data`). This is the one place inbound bytes become types. Cheap, bounded checks
- * come first; nothing recursive runs before `checkJsonLimits` has bounded depth and size.
+ * come first; nothing recursive runs before `checkJsonLimits` has bounded depth and size. The
+ * event returned is the parsed JSON itself, checked against its type's contract.
  */
-export async function parseEvent(
+export function parseEvent(message: ConsumedRecord, options: ParseOptions): Promise<InboundEvent> {
+  // Every refusal reaches the caller as a rejection, though no step is asynchronous any more.
+  return new Promise((resolve) => {
+    const { type, plain } = readEvent(message, options);
+    resolve(validated(type, plain));
+  });
+}
+
+/**
+ * Everything {@link parseEvent} checks before the contract: bytes, JSON, limits, CloudEvents
+ * attributes, a known type on its own topic. Returns the type and the event to validate.
+ */
+export function readEvent(
   message: ConsumedRecord,
   { maxBytes, typesByTopic }: ParseOptions,
-): Promise<InboundEvent> {
+): { type: string; plain: Record<string, unknown> } {
   const { plain: record, cloudEvent } = readRecord(message, maxBytes);
   // The envelope is checked before its `type` is trusted to pick a contract.
   const plain = cloudEvent ? checkCloudEvent(record) : record;
@@ -45,7 +57,7 @@ export async function parseEvent(
       `${type} is not accepted on topic ${safeName(message.topic)}`,
     );
   }
-  return validated(type, plain);
+  return { type, plain };
 }
 
 function readRecord(
@@ -80,54 +92,18 @@ function readRecord(
   return { plain: event, cloudEvent };
 }
 
-async function validated(type: string, plain: Record<string, unknown>): Promise<InboundEvent> {
-  let errors: ValidationError[];
-  let event: object;
+function validated(type: string, plain: Record<string, unknown>): InboundEvent {
   try {
-    event = plainToInstance(INBOUND_CONTRACTS[type], plain);
-    errors = await validate(event, {
-      forbidUnknownValues: true,
-      whitelist: true,
-      forbidNonWhitelisted: true,
-    });
+    return validateEvent(type, plain);
   } catch (cause) {
-    // The limits above should leave nothing to throw; if a library still does, the record must
-    // still reach an outcome rather than hold its partition.
+    if (cause instanceof InvalidEventError) throw cause;
+    // The limits above should leave nothing to throw; if a format check still does, the record
+    // must still reach an outcome rather than hold its partition.
     throw new InvalidEventError('INVALID', `${type} could not be validated`, { cause });
   }
-  const unknown = flatten(errors, (rule) => rule === 'whitelistValidation');
-  if (unknown.length > 0) {
-    throw new InvalidEventError(
-      'UNKNOWN_FIELD',
-      `${type} has unknown fields: ${unknown.join('; ')}`,
-    );
-  }
-  if (errors.length > 0) {
-    throw new InvalidEventError('INVALID', `${type} is invalid: ${flatten(errors).join('; ')}`);
-  }
-  return event as InboundEvent;
 }
 
 function describeType(type: unknown): string {
   if (typeof type !== 'string') return '(missing)';
   return /^[a-z0-9_.-]{1,100}$/i.test(type) ? `'${type}'` : '(malformed)';
-}
-
-/**
- * `data.email fails isEmail` style messages: property paths and rules, never values. A property
- * name comes from the input when it is an unknown field, so it is quoted only if it looks like one.
- */
-function flatten(
-  errors: ValidationError[],
-  include: (rule: string) => boolean = () => true,
-  prefix = '',
-): string[] {
-  return errors.flatMap((error) => {
-    const name = /^[A-Za-z0-9_$-]{1,64}$/.test(error.property) ? error.property : '(unnamed)';
-    const path = `${prefix}${name}`;
-    const own = Object.keys(error.constraints ?? {})
-      .filter(include)
-      .map((rule) => (rule === 'whitelistValidation' ? path : `${path} fails ${rule}`));
-    return [...own, ...flatten(error.children ?? [], include, `${path}.`)];
-  });
 }

@@ -3,8 +3,8 @@ import { InvalidEventError } from './invalid-event.error';
 
 /**
  * Deepest nesting accepted, counting the envelope as 1. The deepest contract (an order's
- * customer address) is at 4; class-transformer recurses once per level, and 10,000 levels (50 KB)
- * overflowed its stack.
+ * customer address) is at 4; whatever walks an event recursively must not meet 10,000 levels
+ * (50 KB), which overflowed class-transformer's stack when validation still used it.
  */
 export const MAX_JSON_DEPTH = 32;
 
@@ -16,7 +16,7 @@ export const MAX_JSON_DEPTH = 32;
  */
 export const MAX_JSON_ENTRIES = 100_000;
 
-/** Names that reach the prototype chain when class-transformer copies a key onto an instance. */
+/** Names that reach the prototype chain when code copies a key onto an object (a spread would). */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
