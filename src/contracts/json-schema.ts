@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
+import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadataArrayToSchemas } from 'class-validator-jsonschema';
 import { INBOUND_CONTRACTS } from './inbound-contracts';
@@ -24,6 +24,11 @@ interface RuleUse {
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 const storage = getMetadataStorage();
+// class-transformer keeps the `@Type` metadata here, at a path its typings do not declare.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
+  defaultMetadataStorage: MetadataStorage;
+};
 
 /**
  * The JSON Schema (draft-07, which AsyncAPI's schema format extends) of every inbound event type, generated from the contract
