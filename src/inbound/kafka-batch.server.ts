@@ -18,7 +18,7 @@ export interface KafkaBatchServerOptions {
   maxInFlight: number;
   /** Bytes (keys and values) of the records held at once; beyond it, fetching pauses. */
   maxInFlightBytes: number;
-  /** How often finished offsets are committed (also after each batch, on rebalance and stop). */
+  /** How often finished offsets are committed (also when a rebalance starts, and on stop). */
   commitIntervalMs: number;
   /** How long a stop waits for in-flight records before abandoning them uncommitted. */
   shutdownTimeoutMs: number;
@@ -65,8 +65,10 @@ const REWIND_DELAY_MS = 1_000;
  * from the failed record after a short pause.
  *
  * kafkajs' auto-commit is off: it would commit after every batch whatever its records became.
- * Finished offsets are committed instead after each batch, on a timer, when a rebalance starts
- * and on stop, each commit checked against the broker (`OffsetCommitter`).
+ * Finished offsets are committed instead on a timer, when a rebalance starts and on stop, each
+ * commit checked against the broker (`OffsetCommitter`). Not after every batch: batches are
+ * handed over every few milliseconds, and a commit per batch is a write to the broker's offsets
+ * log per batch; what a crash repeats in exchange is at most one interval of results.
  *
  * A stop never calls `consumer.stop()` while work is left: kafkajs' commits are no-ops from that
  * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`), commits
@@ -246,8 +248,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.consumerStatus.fetched(topic, partition, admitted[0].offset, last);
     for (const record of admitted) this.records.start(handler, record, progress);
     payload.resolveOffset(last);
-    // Whatever finished since the last commit: results are on Kafka, so the sooner the better.
-    void committer.commit();
   }
 
   /**
