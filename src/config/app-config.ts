@@ -76,9 +76,9 @@ function sectionsFrom(env: EnvironmentVariables) {
       disableTrackingLinks: env.DISABLE_TRACKING_LINKS,
     },
     consumer: {
-      /** Records admitted at once per instance; beyond it, fetching pauses. */
+      /** Records admitted at once per instance; beyond it, fetching waits. */
       maxInFlight: env.CONSUMER_MAX_IN_FLIGHT,
-      /** Bytes of the records admitted at once; beyond it, fetching pauses too. */
+      /** Bytes of the records admitted at once; beyond it, fetching waits too. */
       maxInFlightBytes: env.CONSUMER_MAX_IN_FLIGHT_BYTES,
       commitIntervalMs: env.CONSUMER_COMMIT_INTERVAL_MS,
       /** Partitions whose batches are handled at once. */

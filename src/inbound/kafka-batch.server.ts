@@ -14,9 +14,9 @@ import { settleWithin } from './settle-within';
 export interface KafkaBatchServerOptions {
   groupId: string;
   topics: string[];
-  /** Records held at once across all partitions of this instance; beyond it, fetching pauses. */
+  /** Records held at once across all partitions of this instance; beyond it, fetching waits. */
   maxInFlight: number;
-  /** Bytes (keys and values) of the records held at once; beyond it, fetching pauses. */
+  /** Bytes (keys and values) of the records held at once; beyond it, fetching waits. */
   maxInFlightBytes: number;
   /** How often finished offsets are committed (also when a rebalance starts, and on stop). */
   commitIntervalMs: number;
