@@ -1,14 +1,12 @@
-import { HOSTILE_CORPUS, CORPUS_MAX_EVENT_BYTES } from '../../test/hostile/corpus';
+import { HOSTILE_CORPUS } from '../../test/hostile/corpus';
+import { CORPUS_PARSE_OPTIONS, corpusRecord } from '../../test/hostile/corpus-parsing';
 import { FULL_EVENTS } from '../../test/hostile/full-events';
 import { TOPICS, interleavedValidEvents } from '../../test/hostile/valid-events';
 import { classValidatorEvent } from '../../test/support/class-validator-reference';
-import type { TopicsConfig } from '../config/app-config';
 import { INBOUND_SCHEMAS, type JsonSchema } from '../contracts/json-schema';
-import type { ConsumedRecord } from '../kafka/consumed-record';
-import { readEvent, type ParseOptions } from './event.parser';
+import { readEvent } from './event.parser';
 import { validateEvent } from './event.validator';
 import { InvalidEventError } from './invalid-event.error';
-import { typesByTopic } from './topic-types';
 
 /*
  * The compiled validators against class-validator, the reference they replaced: on every record
@@ -16,18 +14,6 @@ import { typesByTopic } from './topic-types';
  * set to values chosen to break each kind of rule. A rule added to a contract class but lost on
  * the way to the schema makes them disagree here.
  */
-
-// The corpus names topics by role; here the role is the topic name.
-const topics = {
-  userSignedUp: 'signup',
-  orderPlaced: 'order',
-  campaignRequested: 'campaign',
-  contactListRequested: 'contactList',
-} as TopicsConfig;
-const options: ParseOptions = {
-  maxBytes: CORPUS_MAX_EVENT_BYTES,
-  typesByTopic: typesByTopic(topics),
-};
 
 type Verdict = 'valid' | 'UNKNOWN_FIELD' | 'INVALID' | 'other';
 type Path = ReadonlyArray<string | number>;
@@ -54,17 +40,12 @@ async function reference(type: string, plain: Record<string, unknown>): Promise<
   return classValidatorEvent(type, plain).then(() => 'valid' as const, verdictOf);
 }
 
-function record(c: (typeof HOSTILE_CORPUS)[number]): ConsumedRecord {
-  const { topic, value, headers = {} } = c;
-  return { topic, partition: 0, offset: '0', timestamp: '0', key: null, value, headers };
-}
-
 /** The corpus records that pass every check before the contract, as (kind, type, event). */
 function reachingValidation(): Array<[string, string, Record<string, unknown>]> {
   const reached: Array<[string, string, Record<string, unknown>]> = [];
   for (const c of HOSTILE_CORPUS) {
     try {
-      const { type, plain } = readEvent(record(c), options);
+      const { type, plain } = readEvent(corpusRecord(c), CORPUS_PARSE_OPTIONS);
       reached.push([c.kind, type, plain]);
     } catch {
       // Refused before validation (UNPARSEABLE, TOO_COMPLEX, …): hostile-corpus.spec.ts covers it.
@@ -195,10 +176,7 @@ describe(validateEvent.name, () => {
 
     it('and on interleaved valid events of every type and encoding', async () => {
       for (const r of interleavedValidEvents(3, 'diff')) {
-        const { type, plain } = readEvent(
-          record({ ...r, kind: r.id, expect: { valid: true } }),
-          options,
-        );
+        const { type, plain } = readEvent(corpusRecord(r), CORPUS_PARSE_OPTIONS);
         expect([compiled(type, plain), await reference(type, plain)]).toEqual(['valid', 'valid']);
       }
     });

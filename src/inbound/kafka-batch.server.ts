@@ -127,7 +127,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.options
       .beforeStop?.()
       .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
-    const drained = await settleWithin(this.drain(), this.options.shutdownTimeoutMs);
+    const drained = await settleWithin(this.records.drained(), this.options.shutdownTimeoutMs);
     if (drained.kind === 'timeout') {
       this.logger.warn(
         'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
@@ -143,11 +143,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       this.logger.warn(`consumer did not disconnect: ${howItEnded(closed)}`);
     this.consumer = undefined;
     this.logger.log('consumer stopped');
-  }
-
-  /** Resolves once no record runs, including any a batch started while it waited. */
-  private drain(): Promise<void> {
-    return this.records.drained();
   }
 
   on(): never {
