@@ -203,9 +203,20 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   get connectionProblem(): string | undefined {
     const status = this.redis.status;
     if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
+    return this.unansweredPing();
+  }
+
+  /**
+   * The hang, once the PING in flight has waited too long. Whoever sees it first (readiness, or
+   * the next PING tick) reports it, so the log never misses an outage that readiness reported and
+   * that ended before the tick.
+   */
+  private unansweredPing(): string | undefined {
     const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
-    if (waited >= this.connection.pingTimeoutMs) return `no answer to PING for ${waited} ms`;
-    return undefined;
+    if (waited < this.connection.pingTimeoutMs) return undefined;
+    const problem = `no answer to PING for ${waited} ms`;
+    this.lost(problem);
+    return problem;
   }
 
   async heartbeat(instance: string, ttlMs: number): Promise<void> {
@@ -297,8 +308,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   private ping(): void {
     if (this.pingSentAt !== undefined) {
-      const problem = this.connectionProblem;
-      if (problem !== undefined && this.redis.status === 'ready') this.lost(problem);
+      if (this.redis.status === 'ready') this.unansweredPing();
       return;
     }
     if (this.redis.status !== 'ready') return; // reconnecting: the error listener has said so
