@@ -1,7 +1,8 @@
-// Two projects: fast unit specs beside the source, and integration specs under test/ that run on
+// Three projects: fast unit specs beside the source; integration specs under test/ that run on
 // a real Kafka broker (started by test/support/global-setup.ts unless KAFKA_BROKERS is set) and
-// the machine's real Redis. NestJS 12 is ESM: jest loads it through require(esm), which needs
-// Node >= 24.9 and --experimental-vm-modules (see package.json "test").
+// the machine's real Redis; and the manifests under deploy/, rendered and validated offline
+// (test/deploy). NestJS 12 is ESM: jest loads it through require(esm), which needs Node >= 24.9
+// and --experimental-vm-modules (see package.json "test").
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 // Nest and class-transformer read decorator metadata; entry points import this, tests get it here.
 const setupFiles = ['reflect-metadata'];
@@ -27,6 +28,17 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       slowTestThreshold: 30,
+    },
+    {
+      // The Kubernetes manifests under deploy/, rendered and validated offline (no broker).
+      displayName: 'deploy',
+      testEnvironment: 'node',
+      // kubernetes-models and its KEDA models are ES modules that export for `import` only.
+      testEnvironmentOptions: { customExportConditions: ['node', 'import'] },
+      transform,
+      setupFiles,
+      roots: ['<rootDir>/test/deploy'],
+      testMatch: ['**/*.spec.ts'],
     },
   ],
 };

@@ -4,6 +4,7 @@ import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { TracingModule } from './tracing/tracing.module';
 
 /**
  * The whole service: the inbound edge (which pulls in dispatch, delivery, the vendor's API,
@@ -15,7 +16,13 @@ export class AppModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), InboundModule, HealthModule, MetricsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        TracingModule,
+        InboundModule,
+        HealthModule,
+        MetricsModule,
+      ],
     };
   }
 }

@@ -1,9 +1,10 @@
 import { getHeapStatistics } from 'node:v8';
-import { Logger, type INestApplication } from '@nestjs/common';
+import { Logger, type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { loadConfig } from './config/config.loader';
@@ -11,17 +12,20 @@ import { ConsumerStatus } from './inbound/consumer-status';
 import { DeliveryService } from './delivery/delivery.service';
 import { VendorGate } from './delivery/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
+import { MetricsService } from './metrics/metrics.service';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
+import { createServiceLogger, ServiceLogger } from './logging/service-logger';
 
 /**
  * Builds the service and starts its HTTP server, so that `/health/live` answers (and
  * `/health/ready` says 503) while the consumer is still joining its group, which can take a
  * rebalance or longer. The Kafka transport is attached but not started: see {@link startConsuming}.
  */
-export async function createApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config), {
-    logger: levelsFrom(config.logLevel),
-  });
+export async function createApp(
+  config: AppConfig = loadConfig(),
+  logger: LoggerService = serviceLoggerFor(config),
+): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config), { logger });
   app.connectMicroservice(
     {
       strategy: new KafkaBatchServer(
@@ -39,6 +43,7 @@ export async function createApp(config: AppConfig = loadConfig()): Promise<INest
           allowAutoTopicCreation: config.kafka.createTopics,
           beforeStop: () => app.get(DeliveryService).flush(),
           gate: app.get(VendorGate),
+          metrics: app.get(MetricsService),
         },
         app.get(ConsumerStatus),
       ),
@@ -72,8 +77,11 @@ export async function startConsuming(app: INestApplication, config: AppConfig): 
  * Builds and starts the service in one step: used by the integration tests, which pass their own
  * config and want a consumer that has joined. `main.ts` uses the two steps apart.
  */
-export async function startApp(config: AppConfig = loadConfig()): Promise<INestApplication> {
-  const app = await createApp(config);
+export async function startApp(
+  config: AppConfig = loadConfig(),
+  logger: LoggerService = serviceLoggerFor(config),
+): Promise<INestApplication> {
+  const app = await createApp(config, logger);
   try {
     await startConsuming(app, config);
   } catch (error) {
@@ -83,8 +91,14 @@ export async function startApp(config: AppConfig = loadConfig()): Promise<INestA
   return app;
 }
 
-const ORDER = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-
-function levelsFrom(level: AppConfig['logLevel']) {
-  return ORDER.slice(0, ORDER.indexOf(level) + 1);
+/**
+ * The service's logger for a configuration: its level, its format, and the keys it scrubs.
+ * Lines go to stdout unless a test gives another destination.
+ */
+export function serviceLoggerFor(
+  config: AppConfig,
+  destination?: DestinationStream,
+): ServiceLogger {
+  const settings = { level: config.logLevel, format: config.logFormat, secrets: config.secrets };
+  return new ServiceLogger(createServiceLogger(settings, destination));
 }

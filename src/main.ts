@@ -15,16 +15,30 @@ interface Log {
   error(message: string): void;
 }
 
-/** Until Nest's logger is loaded, lines go out plainly. */
+/**
+ * Until the service's logger is loaded, lines go out in the same shape without it: one JSON
+ * object per line, or plain text where the format is `pretty` (LOG_FORMAT, or local mode).
+ */
+const plainText =
+  process.env.LOG_FORMAT === 'pretty' ||
+  (!process.env.LOG_FORMAT && process.env.MAILBRIDGE_MODE === 'local');
+function early(level: 'info' | 'error', message: string): void {
+  const line = plainText
+    ? `[mailbridge] ${message}`
+    : JSON.stringify({ level, time: new Date().toISOString(), name: 'mailbridge', msg: message });
+  (level === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
+}
 let logger: Log = {
-  log: (message) => process.stdout.write(`[mailbridge] ${message}\n`),
-  error: (message) => process.stderr.write(`[mailbridge] ${message}\n`),
+  log: (message) => early('info', message),
+  error: (message) => early('error', message),
 };
 /** `loading`: nothing to close yet; `creating`: the app is being built; `created`: it exists. */
 let phase: 'loading' | 'creating' | 'created' = 'loading';
 let app: INestApplication | undefined;
 let stopLimitMs = 0;
 let stopping = false;
+/** OpenTelemetry's SDK, when OTEL_* variables ask for traces (`tracing/tracing-sdk.ts`). */
+let tracingSdk: { shutdown(): Promise<void> } | undefined;
 
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 process.on('SIGINT', () => onSignal('SIGINT'));
@@ -52,13 +66,17 @@ function armHardExit(): void {
 }
 
 function closeAndExit(created: INestApplication, code: number): void {
-  created.close().then(
-    () => process.exit(code),
-    (error: unknown) => {
-      logger.error(`shutdown failed: ${(error as Error).message}`);
-      process.exit(1);
-    },
-  );
+  created
+    .close()
+    // The spans of the last records are exported before the process ends.
+    .then(() => tracingSdk?.shutdown())
+    .then(
+      () => process.exit(code),
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
 }
 
 async function main(): Promise<void> {
@@ -68,7 +86,6 @@ async function main(): Promise<void> {
     import('./config/config.loader.js'),
     import('./config/config.error.js'),
   ]);
-  logger = new Logger('mailbridge');
   let config;
   try {
     config = loadConfig();
@@ -79,10 +96,18 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { createApp, startConsuming } = await import('./app.js');
+  const { createApp, startConsuming, serviceLoggerFor } = await import('./app.js');
+  // From here on every line, Nest's and kafkajs' included, goes through the service's logger.
+  const serviceLogger = serviceLoggerFor(config);
+  Logger.overrideLogger(serviceLogger);
+  logger = new Logger('mailbridge');
+  routeProcessWarnings(new Logger('node'));
+  const { startTracingSdk } = await import('./tracing/tracing-sdk.js');
+  tracingSdk = await startTracingSdk();
+  if (tracingSdk) logger.log('tracing: spans exported as the OTEL_* variables say');
   stopLimitMs = config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS;
   phase = 'creating';
-  const created = await createApp(config);
+  const created = await createApp(config, serviceLogger);
   app = created;
   phase = 'created';
   if (stopping) return closeAndExit(created, 0);
@@ -95,6 +120,20 @@ async function main(): Promise<void> {
     armHardExit();
     closeAndExit(created, 1);
   }
+}
+
+/**
+ * Node's process warnings go to the log instead of stderr as text of their own. kafkajs sets a
+ * timer with a negative delay when its request queue has no pending request (a known, harmless
+ * quirk of kafkajs 2.2), which Node reports as a TimeoutNegativeWarning: that one is debug.
+ */
+function routeProcessWarnings(log: { warn(m: string): void; debug(m: string): void }): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const line = `${warning.name}: ${warning.message}`;
+    if (warning.name === 'TimeoutNegativeWarning') log.debug(line);
+    else log.warn(line);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AssignerProtocol, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { SandboxServer } from '../src/sandbox/sandbox.server';
 import type { FaultConfig } from '../src/sandbox/sandbox-options';
 import { signUp } from './support/events';
 import { freePort } from './support/free-port';
+import { startService, terminate, type Service } from './support/service-process';
 import {
   createTopics,
   produce,
@@ -17,7 +16,6 @@ import {
 
 jest.setTimeout(90_000);
 
-const MAIN = join(__dirname, '../dist/main.js');
 /** What `main.ts` allows a stop beyond SHUTDOWN_TIMEOUT_MS (README, "Health and shutdown"). */
 const SHUTDOWN_MARGIN_MS = 5_000;
 /** Between the child's exit and the parent's 'exit' event, on a busy machine. */
@@ -35,44 +33,6 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
   return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-}
-
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Runs the built service as a real process with exactly the given environment. */
-function startService(env: Record<string, string>): Service {
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-  });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  return { child, output: () => output, exited };
-}
-
-/**
- * Sends SIGTERM and resolves with the exit code and how long the exit took; gives up after 30 s
- * (code `undefined`), far beyond any bound the tests assert, so that a hang fails as a number.
- */
-async function terminate(
-  service: Service,
-): Promise<{ code: number | null | undefined; ms: number }> {
-  const sent = Date.now();
-  service.child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), 30_000);
-  });
-  const code = await Promise.race([service.exited, gaveUp]);
-  clearTimeout(timer);
-  return { code, ms: Date.now() - sent };
 }
 
 /** `/health/live` answers 200 within the bounds above; prints what it measured. */
@@ -307,6 +267,8 @@ describe('the service process', () => {
     const service = track(startService(env()), sandbox);
     await waitFor(() => (service.output().includes('restart: false') ? true : undefined), {
       what: 'the consumer crash',
+    }).catch((e: Error) => {
+      throw new Error(e.message + service.output());
     });
     const crashed = Date.now();
     const live = await waitFor(

@@ -88,7 +88,8 @@ async function serviceEnv(
   );
   return {
     MAILBRIDGE_MODE: 'production',
-    LOG_LEVEL: 'warn',
+    // LOG_LEVEL is left at its default (`log`): the line per event and template is part of what
+    // the service costs in production (into the phase's log file, JSON).
     HTTP_PORT: String(await freePort()),
     KAFKA_BROKERS: ctx.brokers.join(','),
     KAFKA_CLIENT_ID: `bench-${runName}`,

@@ -13,6 +13,19 @@
 # Environment: KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (KAFKA_PORT+1), KAFKA_DIR (.cache/kafka/PORT),
 # KAFKA_HEAP (512m), KAFKA_START_TIMEOUT seconds (90), KAFKA_KEEP_DATA (0; 1 makes `start` reuse
 # a data dir that is already formatted instead of formatting a fresh one).
+#
+# Secured listeners beside the PLAINTEXT one, for trying out and testing Kafka security (each off
+# unless its port is set):
+#   KAFKA_SSL_PORT     an SSL listener that requires a client certificate (ssl.client.auth=required).
+#                      A CA, the broker's PKCS12 stores and a client certificate are generated into
+#                      KAFKA_DIR/tls by certs.sh; clients use tls/ca.pem, tls/client.pem, tls/client.key.
+#   KAFKA_SASL_PORT    a SASL_PLAINTEXT listener: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for the users
+#                      of KAFKA_SASL_USERS ("name:password name2:password2", no spaces or commas in
+#                      either; SCRAM credentials are added when the storage is formatted), and
+#                      OAUTHBEARER with Kafka's unsecured validator, which accepts any unsigned JWT
+#                      with a `sub` and a future `exp` (tests only).
+#   KAFKA_SASL_SSL_PORT  the same SASL mechanisms and users over TLS (SASL_SSL; the broker's
+#                      certificate from KAFKA_DIR/tls as above, no client certificate asked for).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +36,10 @@ dir="${KAFKA_DIR:-$root/.cache/kafka/$port}"
 heap="${KAFKA_HEAP:-512m}"
 timeout_s="${KAFKA_START_TIMEOUT:-90}"
 keep_data="${KAFKA_KEEP_DATA:-0}"
+ssl_port="${KAFKA_SSL_PORT:-}"
+sasl_port="${KAFKA_SASL_PORT:-}"
+sasl_ssl_port="${KAFKA_SASL_SSL_PORT:-}"
+sasl_users="${KAFKA_SASL_USERS:-}"
 classpath_file="$root/.cache/kafka/classpath.txt"
 
 log() { echo "[kafka] $*" >&2; }
@@ -52,15 +69,26 @@ running() {
 
 write_config() {
   mkdir -p "$dir"
+  local listeners="PLAINTEXT://127.0.0.1:$port" protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [ -n "$ssl_port" ]; then
+    listeners="$listeners,SSL://127.0.0.1:$ssl_port" protocols="$protocols,SSL:SSL"
+  fi
+  if [ -n "$sasl_port" ]; then
+    listeners="$listeners,SASL_PLAINTEXT://127.0.0.1:$sasl_port"
+    protocols="$protocols,SASL_PLAINTEXT:SASL_PLAINTEXT"
+  fi
+  if [ -n "$sasl_ssl_port" ]; then
+    listeners="$listeners,SASL_SSL://127.0.0.1:$sasl_ssl_port" protocols="$protocols,SASL_SSL:SASL_SSL"
+  fi
   cat >"$dir/server.properties" <<EOF
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listeners=$listeners,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=$listeners
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=$protocols
 log.dirs=$dir/data
 num.partitions=1
 auto.create.topics.enable=true
@@ -72,6 +100,9 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 EOF
+  if [ -n "$ssl_port$sasl_ssl_port" ]; then write_ssl_config; fi
+  if [ -n "$sasl_port" ]; then write_sasl_config sasl_plaintext; fi
+  if [ -n "$sasl_ssl_port" ]; then write_sasl_config sasl_ssl; fi
   cat >"$dir/log4j2.properties" <<EOF
 rootLogger.level=INFO
 rootLogger.appenderRef.file.ref=file
@@ -85,6 +116,47 @@ logger.kafka.level=INFO
 logger.state.name=state.change.logger
 logger.state.level=WARN
 EOF
+}
+
+write_ssl_config() {
+  bash "$here/certs.sh" "$dir/tls"
+  local password
+  password="$(cat "$dir/tls/store-password")"
+  cat >>"$dir/server.properties" <<EOF
+listener.name.ssl.ssl.client.auth=required
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$dir/tls/broker.p12
+ssl.keystore.password=$password
+ssl.key.password=$password
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$dir/tls/truststore.p12
+ssl.truststore.password=$password
+EOF
+}
+
+# write_sasl_config LISTENER: the SASL mechanisms of one listener (by its lower-case name).
+write_sasl_config() {
+  local user plain="" prefix="listener.name.$1"
+  for user in $sasl_users; do plain="$plain user_${user%%:*}=\"${user#*:}\""; done
+  cat >>"$dir/server.properties" <<EOF
+$prefix.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
+$prefix.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required$plain;
+$prefix.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+$prefix.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+$prefix.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";
+EOF
+}
+
+# The SCRAM credentials of KAFKA_SASL_USERS, as arguments of the storage format.
+scram_arguments() {
+  scram_argv=()
+  [ -n "$sasl_port$sasl_ssl_port" ] || return 0
+  local user mechanism
+  for user in $sasl_users; do
+    for mechanism in SCRAM-SHA-256 SCRAM-SHA-512; do
+      scram_argv+=(--add-scram "$mechanism=[name=${user%%:*},password=${user#*:}]")
+    done
+  done
 }
 
 java_args() {
@@ -111,7 +183,9 @@ start() {
     rm -rf "$dir"
     write_config
     cluster_id="$("${java_argv[@]}" kafka.tools.StorageTool random-uuid)"
-    "${java_argv[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
+    scram_arguments
+    "${java_argv[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" \
+      "${scram_argv[@]}" >"$dir/format.log" 2>&1 ||
       { log "storage format failed:"; cat "$dir/format.log" >&2; exit 1; }
   fi
   # setsid: the broker gets its own process group, so a Ctrl-C aimed at a foreground npm script
@@ -134,6 +208,9 @@ start() {
     fi
     sleep 0.2
   done
+  if [ -n "$ssl_port" ]; then log "SSL (client certificate required) on 127.0.0.1:$ssl_port; client files in $dir/tls"; fi
+  if [ -n "$sasl_port" ]; then log "SASL_PLAINTEXT on 127.0.0.1:$sasl_port"; fi
+  if [ -n "$sasl_ssl_port" ]; then log "SASL_SSL on 127.0.0.1:$sasl_ssl_port"; fi
   log "ready on 127.0.0.1:$port in $((($(date +%s%N) - started_at) / 1000000)) ms (pid $pid, logs in $dir)"
   echo "127.0.0.1:$port"
 }

@@ -1,4 +1,5 @@
 import type { EnvironmentVariables } from './environment.dto';
+import { kafkaSecrets, kafkaSecurityFrom, redactKafkaSecurity } from './kafka-security';
 
 /**
  * Where each validated variable lands in `AppConfig`. The sections' types below are inferred
@@ -8,18 +9,12 @@ function sectionsFrom(env: EnvironmentVariables) {
   return {
     mode: env.MAILBRIDGE_MODE,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     httpPort: env.HTTP_PORT,
     kafka: {
       brokers: env.KAFKA_BROKERS.split(','),
-      ssl: env.KAFKA_SSL,
-      sasl:
-        env.KAFKA_SASL_MECHANISM === 'none'
-          ? undefined
-          : {
-              mechanism: env.KAFKA_SASL_MECHANISM,
-              username: env.KAFKA_SASL_USERNAME ?? '',
-              password: env.KAFKA_SASL_PASSWORD ?? '',
-            },
+      /** `ssl` (false or TLS options) and `sasl` (undefined or one mechanism's settings). */
+      ...kafkaSecurityFrom(env),
       clientId: env.KAFKA_CLIENT_ID,
       groupId: env.KAFKA_GROUP_ID,
       /** Create missing topics at startup (local mode); in production topics are provisioned. */
@@ -133,6 +128,7 @@ export class AppConfig implements AppConfigSections {
   // Filled by the constructor from one object: sections are named, never passed by position.
   readonly mode!: AppConfigSections['mode'];
   readonly logLevel!: AppConfigSections['logLevel'];
+  readonly logFormat!: AppConfigSections['logFormat'];
   readonly httpPort!: number;
   readonly kafka!: KafkaConfig;
   readonly topics!: TopicsConfig;
@@ -166,17 +162,33 @@ export class AppConfig implements AppConfigSections {
     return [...new Set([...this.inboundTopics, ...outbound])];
   }
 
+  /** The values `toJSON` replaces: what must never be written to a log. */
+  get secrets(): string[] {
+    const candidates = [
+      this.vendor.relayAccessToken,
+      this.vendor.apiKey,
+      ...kafkaSecrets(this.kafka),
+      passwordOf(this.idempotency.redisUrl),
+    ];
+    return candidates.filter((s): s is string => typeof s === 'string' && s.length > 0);
+  }
+
   /** Keys are replaced so that the object can be logged or inspected safely. */
   toJSON(): object {
     return {
       ...this,
-      kafka: {
-        ...this.kafka,
-        sasl: this.kafka.sasl && { ...this.kafka.sasl, password: '[redacted]' },
-      },
+      kafka: redactKafkaSecurity(this.kafka),
       vendor: { ...this.vendor, relayAccessToken: '[redacted]', apiKey: '[redacted]' },
       idempotency: { ...this.idempotency, redisUrl: redactUrl(this.idempotency.redisUrl) },
     };
+  }
+}
+
+function passwordOf(value: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(value).password) || undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -150,13 +150,32 @@ describe(loadConfig.name, () => {
       KAFKA_SASL_USERNAME: 'mailbridge',
       KAFKA_SASL_PASSWORD: 'kafka-secret-value',
     });
-    expect(config.kafka.ssl).toBe(true);
+    expect(config.kafka.ssl).toEqual({});
     expect(config.kafka.sasl).toEqual({
       mechanism: 'scram-sha-512',
       username: 'mailbridge',
       password: 'kafka-secret-value',
     });
     expect(JSON.stringify(config)).not.toContain('kafka-secret-value');
+  });
+
+  it('names every key it holds as a secret, for the logger to scrub', () => {
+    const config = loadConfig({
+      ...production,
+      KAFKA_SSL: 'true',
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'mailbridge',
+      KAFKA_SASL_PASSWORD: 'kafka-secret-value',
+      REDIS_URL: 'redis://:redis-secret-value@127.0.0.1:6379',
+    });
+    expect(config.secrets).toEqual(
+      expect.arrayContaining([
+        'relay-secret-value',
+        'api-secret-value',
+        'kafka-secret-value',
+        'redis-secret-value',
+      ]),
+    );
   });
 
   it('starts a new group at the end of its topics in production and at the start locally', () => {
@@ -212,6 +231,6 @@ describe(loadConfig.name, () => {
       KAFKA_SASL_USERNAME: 'mailbridge',
       KAFKA_SASL_PASSWORD_FILE: join(dir, 'sasl'),
     });
-    expect(config.kafka.sasl?.password).toBe('from-file-sasl');
+    expect(config.kafka.sasl).toMatchObject({ password: 'from-file-sasl' });
   });
 });

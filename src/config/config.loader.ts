@@ -5,6 +5,7 @@ import { AppConfig } from './app-config';
 import { ConfigError } from './config.error';
 import { defaultsFor, variablesReadableFromFile, type Mode } from './default.decorator';
 import { EnvironmentVariables } from './environment.dto';
+import { checkKafkaSecurity } from './kafka-security';
 import { isSafeVendorUrl } from './vendor-url';
 
 type Env = Record<string, string | undefined>;
@@ -16,6 +17,7 @@ type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env): AppConfig {
   const problems: string[] = [];
   const unreadable = new Set<string>();
+  const fromFile = new Set<string>();
   const mode = (env.MAILBRIDGE_MODE ?? 'production') as Mode;
   // A mode that is not one is reported by the schema, against production's defaults.
   const raw: Env = defaultsFor(EnvironmentVariables, mode === 'local' ? 'local' : 'production');
@@ -32,6 +34,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
     try {
       raw[name] = readFileSync(file, 'utf8').trim();
+      fromFile.add(name);
     } catch (error) {
       unreadable.add(name);
       problems.push(
@@ -44,6 +47,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const invalid = validateSync(vars, { forbidUnknownValues: true });
   problems.push(...invalid.filter((e) => !unreadable.has(e.property)).flatMap(describe));
   problems.push(...checkInsecureUrls(vars));
+  problems.push(...checkKafkaSecurity(vars, { fromFile, unreadable }));
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);
 }

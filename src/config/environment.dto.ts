@@ -22,8 +22,17 @@ export type TokenForm = (typeof TOKEN_FORMS)[number];
 export const IDEMPOTENCY_STORES = ['memory', 'redis'] as const;
 export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
 
-export const SASL_MECHANISMS = ['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;
+export const SASL_MECHANISMS = [
+  'none',
+  'plain',
+  'scram-sha-256',
+  'scram-sha-512',
+  'oauthbearer',
+] as const;
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
+
+export const OAUTH_CLIENT_AUTHS = ['basic', 'post'] as const;
+export type OAuthClientAuth = (typeof OAUTH_CLIENT_AUTHS)[number];
 
 export const AMBIGUOUS_SEND_POLICIES = ['resend', 'fail'] as const;
 export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
@@ -31,12 +40,18 @@ export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export const START_POSITIONS = ['latest', 'earliest'] as const;
 export type StartPosition = (typeof START_POSITIONS)[number];
 
+const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
 const BROKER_LIST = /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/;
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 const url = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+const usesPassword = (mechanism: SaslMechanism) =>
+  mechanism !== 'none' && mechanism !== 'oauthbearer';
 const bool = ({ value }: { value: unknown }): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 
@@ -55,6 +70,11 @@ export class EnvironmentVariables {
   @Default('log')
   @IsIn(LOG_LEVELS)
   LOG_LEVEL!: LogLevel;
+
+  /** `json`: one object per line, for a log collector; `pretty`: text for a terminal. */
+  @Default('json', { local: 'pretty' })
+  @IsIn(LOG_FORMATS)
+  LOG_FORMAT!: LogFormat;
 
   @Default('3000')
   @Type(() => Number)
@@ -83,21 +103,85 @@ export class EnvironmentVariables {
   @IsBoolean()
   KAFKA_SSL!: boolean;
 
+  /**
+   * PEM of the CA(s) the brokers' certificates chain to, instead of Node's default CAs. This and
+   * the TLS variables below are read once, at start (from their `_FILE` usually); they need
+   * `KAFKA_SSL=true`, and `kafka-security.ts` checks that they parse and fit together.
+   */
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_CA?: string;
+
+  /** PEM client certificate (mTLS), with `KAFKA_SSL_KEY`. */
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_CERT?: string;
+
+  /** PEM private key of the client certificate; encrypted ones need the passphrase. */
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_KEY?: string;
+
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_KEY_PASSPHRASE?: string;
+
+  /** The name the brokers' certificates are checked against, when it is not the broker's host. */
+  @IsOptional()
+  @Matches(HOSTNAME, { message: 'KAFKA_SSL_SERVERNAME must be a host name' })
+  KAFKA_SSL_SERVERNAME?: string;
+
   @Default('none')
   @IsIn(SASL_MECHANISMS)
   KAFKA_SASL_MECHANISM!: SaslMechanism;
 
-  @ValidateIf((env: EnvironmentVariables) => env.KAFKA_SASL_MECHANISM !== 'none')
-  @IsNotEmpty({ message: 'KAFKA_SASL_USERNAME is required when KAFKA_SASL_MECHANISM is set' })
+  @ValidateIf((env: EnvironmentVariables) => usesPassword(env.KAFKA_SASL_MECHANISM))
+  @IsNotEmpty({
+    message: 'KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM plain or scram-*',
+  })
   KAFKA_SASL_USERNAME?: string;
 
   @ReadableFromFile()
-  @ValidateIf((env: EnvironmentVariables) => env.KAFKA_SASL_MECHANISM !== 'none')
+  @ValidateIf((env: EnvironmentVariables) => usesPassword(env.KAFKA_SASL_MECHANISM))
   @IsNotEmpty({
     message:
-      'KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required when KAFKA_SASL_MECHANISM is set',
+      'KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required with KAFKA_SASL_MECHANISM plain or scram-*',
   })
   KAFKA_SASL_PASSWORD?: string;
+
+  /**
+   * OAUTHBEARER: a file holding the token, read again at every authentication, so that a sidecar
+   * or a projected volume can replace it. Or, instead, the client-credentials settings below.
+   */
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_OAUTHBEARER_TOKEN_FILE?: string;
+
+  @IsOptional()
+  @IsUrl(url, { message: 'KAFKA_SASL_OAUTHBEARER_TOKEN_URL must be an http(s) URL' })
+  KAFKA_SASL_OAUTHBEARER_TOKEN_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_OAUTHBEARER_CLIENT_ID?: string;
+
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET?: string;
+
+  /** Space-separated scopes to ask the token endpoint for; none unless set. */
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_OAUTHBEARER_SCOPE?: string;
+
+  @Default('basic')
+  @IsIn(OAUTH_CLIENT_AUTHS)
+  KAFKA_SASL_OAUTHBEARER_CLIENT_AUTH!: OAuthClientAuth;
 
   @Default('false', { local: 'true' })
   @Transform(bool)

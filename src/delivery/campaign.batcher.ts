@@ -1,4 +1,6 @@
+import type { Context } from '@opentelemetry/api';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
+import { endSpan, type Tracing } from '../tracing/tracing';
 import type { CampaignContent } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ActionOutcome } from '../contracts/action-outcome';
@@ -22,6 +24,8 @@ export type SendLedger = Pick<IdempotencyStore, 'markSending' | 'complete'>;
 /** The claimed action some recipients belong to, and the outcome to record for it. */
 export interface BatchedAction {
   claim: HeldClaim;
+  /** The event's trace, which the vendor request carrying these recipients links to. */
+  trace?: Context;
   /** The outcome to record once this delivery is known, or undefined if it does not end the action. */
   outcomeOf(delivery: CampaignDelivery): ActionOutcome | undefined;
 }
@@ -78,6 +82,7 @@ export class CampaignBatcher {
     private readonly sender: CampaignSender,
     private readonly options: CampaignBatcherOptions,
     private readonly ledger?: SendLedger,
+    private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
   ) {}
 
   add(
@@ -141,6 +146,11 @@ export class CampaignBatcher {
     const to = entries.flatMap((e) => e.recipients);
     const byIndex = new Map<number, CampaignChunkResult>();
     const recorder = new AcceptanceRecorder(entries, byIndex, this.ledger);
+    const span = this.tracing?.vendorRequest(
+      'send campaign',
+      entries.map((e) => e.action?.trace),
+      { 'mailbridge.events': entries.length, 'mailbridge.recipients': to.length },
+    );
     let chunks: CampaignChunkResult[];
     try {
       chunks = await this.sender.sendCampaign(
@@ -151,8 +161,13 @@ export class CampaignBatcher {
         },
       );
     } catch (error) {
+      if (span) endSpan(span, error);
       for (const entry of entries) entry.reject(error);
       return;
+    }
+    if (span) {
+      span.setAttribute('mailbridge.vendor.requests', chunks.length);
+      endSpan(span, chunks.find((chunk) => !chunk.ok)?.error);
     }
     for (const chunk of chunks) recorder.heard(chunk); // a sender that did not report as it went
     await recorder.settled();

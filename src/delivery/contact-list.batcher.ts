@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
 import { VendorError } from '../email-api/vendor.errors';
 import type {
@@ -9,6 +10,7 @@ import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
+import { endSpan, type Tracing } from '../tracing/tracing';
 
 export interface ContactListCreator {
   createContactList(request: ContactListRequest): Promise<ContactListCreated>;
@@ -41,6 +43,8 @@ export type ListLedger = Pick<IdempotencyStore, 'markSending' | 'complete' | 'ne
 /** The claimed action some members belong to, and the outcome to record once the list exists. */
 export interface ListedAction {
   claim: HeldClaim;
+  /** The event's trace, which the request creating the list links to. */
+  trace?: Context;
   outcomeOf(delivery: ContactListDelivery): ActionOutcome;
 }
 
@@ -78,6 +82,7 @@ export class ContactListBatcher {
     private readonly options: ContactListBatcherOptions,
     private readonly ledger: ListLedger = new MemoryIdempotencyStore(86_400),
     private readonly now: () => number = Date.now,
+    private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
   ) {}
 
   /** Creates exactly this list, on its own. */
@@ -89,7 +94,7 @@ export class ContactListBatcher {
     if (action && !(await this.ledger.markSending([action.claim])).has(action.claim.key)) {
       throw new ClaimLostError(action.claim.key);
     }
-    const created = await this.creator.createContactList({ name, members });
+    const created = await this.createTraced({ name, members }, [action]);
     const delivery = {
       listId: created.id,
       name,
@@ -162,7 +167,10 @@ export class ContactListBatcher {
     this.spare.delete(key);
     let created: ContactListCreated;
     try {
-      created = await this.creator.createContactList({ name, members: [...members.values()] });
+      created = await this.createTraced(
+        { name, members: [...members.values()] },
+        waiters.map((w) => w.action),
+      );
     } catch (error) {
       const maybeCreated = error instanceof VendorError && error.ambiguous;
       if (!maybeCreated && !this.spare.has(key)) this.spare.set(key, name);
@@ -180,6 +188,26 @@ export class ContactListBatcher {
       delivery,
     ).catch(() => undefined);
     waiters.forEach((w) => w.resolve(delivery));
+  }
+
+  /** The vendor request creating a list, as a span linked to every event whose member it holds. */
+  private async createTraced(
+    request: ContactListRequest,
+    actions: Array<ListedAction | undefined>,
+  ): Promise<ContactListCreated> {
+    const span = this.tracing?.vendorRequest(
+      'create contact list',
+      actions.map((a) => a?.trace),
+      { 'mailbridge.events': actions.length, 'mailbridge.members': request.members?.length ?? 0 },
+    );
+    try {
+      const created = await this.creator.createContactList(request);
+      if (span) endSpan(span);
+      return created;
+    } catch (error) {
+      if (span) endSpan(span, error);
+      throw error;
+    }
   }
 
   /** Marks the waiters' claims `sending`; a waiter whose claim was lost is turned away. */

@@ -11,6 +11,7 @@ import { ContactListBatcher } from './contact-list.batcher';
 import { DeliveryService } from './delivery.service';
 import { CLOCK, systemClock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
+import { Tracing } from '../tracing/tracing';
 import { VendorGate } from './vendor.gate';
 
 /**
@@ -22,12 +23,13 @@ import { VendorGate } from './vendor.gate';
   providers: [
     {
       provide: CampaignBatcher,
-      inject: [VendorClient, AppConfig, MetricsService, IDEMPOTENCY_STORE],
+      inject: [VendorClient, AppConfig, MetricsService, IDEMPOTENCY_STORE, Tracing],
       useFactory: (
         vendor: VendorClient,
         { batching }: AppConfig,
         metrics: MetricsService,
         store: IdempotencyStore,
+        tracing: Tracing,
       ) =>
         new CampaignBatcher(
           campaignSenderOf(vendor, metrics),
@@ -37,12 +39,18 @@ import { VendorGate } from './vendor.gate';
             lingerMs: batching.lingerMs,
           },
           store,
+          tracing,
         ),
     },
     {
       provide: ContactListBatcher,
-      inject: [VendorClient, AppConfig, IDEMPOTENCY_STORE],
-      useFactory: (vendor: VendorClient, { batching }: AppConfig, store: IdempotencyStore) =>
+      inject: [VendorClient, AppConfig, IDEMPOTENCY_STORE, Tracing],
+      useFactory: (
+        vendor: VendorClient,
+        { batching }: AppConfig,
+        store: IdempotencyStore,
+        tracing: Tracing,
+      ) =>
         new ContactListBatcher(
           vendor,
           {
@@ -52,6 +60,8 @@ import { VendorGate } from './vendor.gate';
             clockSkewMs: batching.contactListClockSkewMs,
           },
           store,
+          Date.now,
+          tracing,
         ),
     },
     { provide: CLOCK, useValue: systemClock },
@@ -61,7 +71,12 @@ import { VendorGate } from './vendor.gate';
   exports: [DeliveryService, VendorGate],
 })
 export class DeliveryModule implements OnApplicationShutdown {
-  constructor(private readonly gate: VendorGate) {}
+  constructor(
+    private readonly gate: VendorGate,
+    metrics: MetricsService,
+  ) {
+    metrics.watchGate(() => gate.state);
+  }
 
   onApplicationShutdown(): void {
     this.gate.close();

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
@@ -24,6 +25,8 @@ export interface ActionTicket {
   ambiguous: boolean;
   /** Called when the outcome starts waiting on a timer (a contact-list window). */
   park?: () => void;
+  /** The event's trace: the vendor request that carries the action links to it. */
+  trace?: Context;
 }
 
 /**
@@ -80,6 +83,7 @@ export class DeliveryService {
       try {
         delivery = await this.campaigns.add(action.batchKey, action.content, pending, {
           claim: ticket.claim,
+          trace: ticket.trace,
           outcomeOf: (d) => (d.failed.length === 0 ? sentWith(d) : undefined),
         });
       } catch (error) {
@@ -123,7 +127,7 @@ export class DeliveryService {
         { status: 'created', listId: d.listId, name: d.name, memberCount: d.memberCount },
         ambiguous || d.ambiguousAttempts > 0,
       );
-    const listed = { claim: ticket.claim, outcomeOf: createdWith };
+    const listed = { claim: ticket.claim, trace: ticket.trace, outcomeOf: createdWith };
     for (;;) {
       await this.gate.waitOpen();
       try {

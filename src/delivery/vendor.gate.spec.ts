@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { FakeClock, settle } from '../../test/support/fake-clock';
+import { MetricsService } from '../metrics/metrics.service';
 import { VendorGate, type GateState } from './vendor.gate';
 
 const PAUSE_MS = 30_000;
@@ -103,5 +104,22 @@ describe(VendorGate.name, () => {
     expect(clock.pending).toBe(0);
     await clock.advance(PAUSE_MS);
     expect(gate.state.open).toBe(false);
+  });
+
+  it('is what mailbridge_vendor_gate_closed shows, cause by cause, until it reopens', async () => {
+    const metrics = new MetricsService();
+    metrics.watchGate(() => gate.state);
+    const closed = async () =>
+      (await metrics.registry.getSingleMetric('mailbridge_vendor_gate_closed')!.get()).values.map(
+        (v) => `${v.labels.cause}=${v.value}`,
+      );
+
+    expect(await closed()).toEqual(['auth=0', 'outage=0']);
+    gate.trip('outage', PAUSE_MS, 'vendor answered 503');
+    expect(await closed()).toEqual(['auth=0', 'outage=1']);
+    gate.trip('auth', 2 * PAUSE_MS, 'status 401'); // a longer close for another cause
+    expect(await closed()).toEqual(['auth=1', 'outage=0']);
+    await clock.advance(2 * PAUSE_MS);
+    expect(await closed()).toEqual(['auth=0', 'outage=0']);
   });
 });

@@ -18,7 +18,13 @@ const CLAIM_TTL_MS = 30_000;
 const ME = 'instance-me';
 const event = { id: 'evt-1', type: 'user.signed_up.v1' } as unknown as InboundEvent;
 const KEY = `${event.id}:welcome`;
-const source: EventSource = { key: null, headers: {} };
+const source: EventSource = {
+  key: null,
+  headers: {},
+  topic: 'user.signed_up.v1',
+  partition: 0,
+  offset: '42',
+};
 const planned: PlannedAction = {
   template: { name: 'welcome', eventType: 'user.signed_up.v1', plan: () => planned.action },
   action: {

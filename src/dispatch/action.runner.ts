@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionStatus, EventSource } from './dispatch-outcome';
+import { eventLogFields, outcomeLogLine } from './event-log';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import type { Planner, TemplateAction } from '../templates/planner';
@@ -54,6 +55,7 @@ export class ActionRunner {
     park?: () => void,
   ): Promise<ActionStatus> {
     const key = `${event.id}:${template.name}`;
+    const fields = () => eventLogFields(event, template.name, source);
     const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
@@ -63,6 +65,7 @@ export class ActionRunner {
       if (claim.kind === 'done') {
         await this.publisher.publishResult(event, template.name, claim.outcome, source);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
+        this.logger.log(outcomeLogLine('duplicate', claim.outcome, fields()));
         return 'duplicate';
       }
       if (claim.kind === 'busy') {
@@ -73,22 +76,26 @@ export class ActionRunner {
       }
       if (claim.kind === 'reclaimed' && claim.maybeSent) {
         this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
-        this.logger.warn(
-          `event ${event.id} (${template.name}): an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
-        );
+        this.logger.warn({
+          msg: `an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
+          ...fields(),
+        });
         if (ambiguousSendPolicy === 'fail') {
           outcome = ambiguousFailure('an earlier attempt stopped after writing its request');
           break;
         }
         ambiguous = true;
       }
-      outcome = await this.send(key, holder, action, { ambiguous, park });
+      outcome = await this.send(key, holder, action, { ambiguous, park, trace: source.trace });
     }
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
     // a record that did not land are recorded here.
     await this.store.complete([{ key, outcome }]);
     await this.publisher.publishResult(event, template.name, outcome, source);
     this.metrics.outcomes.inc({ outcome: outcome.status });
+    const line = outcomeLogLine(outcome.status, outcome, fields());
+    if (outcome.status === 'failed') this.logger.warn(line);
+    else this.logger.log(line);
     return outcome.status;
   }
 
@@ -97,7 +104,7 @@ export class ActionRunner {
     key: string,
     holder: ClaimHolder,
     action: TemplateAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'park'>,
+    ticket: Pick<ActionTicket, 'ambiguous' | 'park' | 'trace'>,
   ): Promise<ActionOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.

@@ -1,13 +1,22 @@
+import type { Context } from '@opentelemetry/api';
 import type { IHeaders } from 'kafkajs';
 import type { ActionOutcome } from '../contracts/action-outcome';
 
 /** How one action ended for this handling: its outcome, or `duplicate` (an earlier one's). */
 export type ActionStatus = ActionOutcome['status'] | 'duplicate';
 
-/** What results carry over from the record their event came in: its key and tracing headers. */
+/**
+ * The record an event came in: results carry over its key and tracing headers, and the event's
+ * log lines name where it was read.
+ */
 export interface EventSource {
   key: Buffer | null;
   headers: IHeaders;
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The record's span (`Tracing.consume`): what is done for the event continues its trace. */
+  trace?: Context;
 }
 
 /**

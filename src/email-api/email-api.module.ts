@@ -1,13 +1,18 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { MetricsModule } from '../metrics/metrics.module';
+import { MetricsService } from '../metrics/metrics.service';
 import { VendorClient } from './vendor.client';
 
 @Module({
+  imports: [MetricsModule],
   providers: [
     {
       provide: VendorClient,
-      inject: [AppConfig],
-      useFactory: (c: AppConfig) => new VendorClient(c.vendor),
+      inject: [AppConfig, MetricsService],
+      // The client reports each attempt's duration and each retry (`VendorObserver`).
+      useFactory: (c: AppConfig, metrics: MetricsService) =>
+        new VendorClient(c.vendor, { observer: metrics }),
     },
   ],
   exports: [VendorClient],

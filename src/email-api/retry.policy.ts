@@ -37,7 +37,12 @@ export class RetryPolicy {
     private readonly deps: RetryDeps,
   ) {}
 
-  async run<T>(label: string, attempt: () => Promise<T>): Promise<RetryOutcome<T>> {
+  /** `onRetry` hears of each failed attempt that is about to be tried again (for metrics). */
+  async run<T>(
+    label: string,
+    attempt: () => Promise<T>,
+    onRetry?: (error: VendorError) => void,
+  ): Promise<RetryOutcome<T>> {
     let ambiguousAttempts = 0;
     for (let n = 1; ; n++) {
       try {
@@ -50,6 +55,7 @@ export class RetryPolicy {
         if (error.ambiguous) ambiguousAttempts++;
         const delay = this.delayAfter(n, error);
         if (delay === undefined) return { ok: false, error, attempts: n, ambiguousAttempts };
+        onRetry?.(error);
         this.deps.warn(
           `${label}: attempt ${n}/${this.settings.maxAttempts} failed (${describe(error)}); retrying in ${delay} ms`,
         );

@@ -402,6 +402,87 @@ describe(VendorClient.name, () => {
     });
   });
 
+  describe('observer (metrics)', () => {
+    let requests: Array<[string, string]>;
+    let retries: Array<[string, string]>;
+    let seconds: number[];
+    const observed = (overrides: Partial<VendorConfig> = {}) =>
+      new VendorClient(vendorConfig(overrides), {
+        dispatcher: agent,
+        random: () => 0.5,
+        now: () => NOW,
+        sleep: () => Promise.resolve(),
+        logger: { log: () => undefined, warn: () => undefined },
+        observer: {
+          vendorRequest: (endpoint, status, s) => {
+            requests.push([endpoint, status]);
+            seconds.push(s);
+          },
+          vendorRetry: (endpoint, reason) => retries.push([endpoint, reason]),
+        },
+      });
+
+    beforeEach(() => {
+      requests = [];
+      retries = [];
+      seconds = [];
+    });
+
+    it('reports every relay attempt with its status and each retry with its reason', async () => {
+      client = observed();
+      replySend(429, { message: 'slow down' });
+      replySend(503, { message: 'busy' });
+      replySend(200);
+
+      await client.sendCampaign(campaign());
+
+      expect(requests).toEqual([
+        ['relay', '429'],
+        ['relay', '503'],
+        ['relay', '200'],
+      ]);
+      expect(retries).toEqual([
+        ['relay', 'rate_limited'],
+        ['relay', 'server_error'],
+      ]);
+      for (const s of seconds) expect(s).toBeGreaterThanOrEqual(0);
+    });
+
+    it('labels an attempt without an answer timeout or error, and its retry likewise', async () => {
+      client = observed();
+      failSend(new errors.HeadersTimeoutError());
+      failSend(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+      replySend(200);
+
+      await client.sendCampaign(campaign());
+
+      expect(requests).toEqual([
+        ['relay', 'timeout'],
+        ['relay', 'error'],
+        ['relay', '200'],
+      ]);
+      expect(retries).toEqual([
+        ['relay', 'timeout'],
+        ['relay', 'network'],
+      ]);
+    });
+
+    it('reports contact-list attempts as contacts, and no retry for a final answer', async () => {
+      client = observed();
+      agent
+        .get(API)
+        .intercept({ path: '/v1/contacts', method: 'POST' })
+        .reply(422, { message: 'bad list' });
+
+      await expect(
+        client.createContactList({ name: 'list', members: [{ email: 'a@example.com' }] }),
+      ).rejects.toBeInstanceOf(VendorError);
+
+      expect(requests).toEqual([['contacts', '422']]);
+      expect(retries).toEqual([]);
+    });
+  });
+
   describe('splitting', () => {
     it('sends at most N recipients per request and maps each back to its requestId', async () => {
       client = makeClient({ maxRecipientsPerRequest: 3 });

@@ -15,7 +15,13 @@ import {
 } from './vendor.errors';
 import { checkCampaign, checkContactList } from './vendor-request.validator';
 import { parseCampaignResponse, parseContactListResponse } from './vendor-response.parser';
-import { VendorTransport, type VendorEndpoint } from './vendor.transport';
+import { VendorTransport, type VendorEndpoint, type VendorReply } from './vendor.transport';
+import {
+  failedStatus,
+  retryReason,
+  type VendorEndpointName,
+  type VendorObserver,
+} from './vendor.observer';
 import { isSafeVendorUrl } from '../config/vendor-url';
 import {
   API_KEY_HEADER,
@@ -41,6 +47,8 @@ export interface VendorClientDeps {
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   logger?: VendorLogger;
+  /** Hears of every HTTP attempt and every retry (metrics). */
+  observer?: VendorObserver;
 }
 
 type Content = Omit<CampaignRequest, 'recipients'>;
@@ -70,6 +78,7 @@ export class VendorClient {
   private readonly retry: RetryPolicy;
   private readonly splitter: CampaignSplitter;
   private readonly logger: VendorLogger;
+  private readonly observer?: VendorObserver;
   /** Lowered when the vendor answers 413, so that later campaigns are split before sending. */
   private maxRecipients: number;
   /**
@@ -89,6 +98,7 @@ export class VendorClient {
         : config.relayAccessToken;
     const redactor = new SecretRedactor([token, config.relayAccessToken, config.apiKey]);
     this.logger = deps.logger ?? new Logger(VendorClient.name);
+    this.observer = deps.observer;
     this.transport = new VendorTransport({
       connections: config.poolConnections,
       connectTimeoutMs: config.connectTimeoutMs,
@@ -165,8 +175,10 @@ export class VendorClient {
   async createContactList(request: ContactListRequest): Promise<ContactListCreated> {
     checkContactList(request);
     const body = JSON.stringify(request);
-    const outcome = await this.retry.run('contact creation', async () =>
-      parseContactListResponse(await this.transport.post(this.contacts, body)),
+    const outcome = await this.retry.run(
+      'contact creation',
+      async () => parseContactListResponse(await this.post('contacts', this.contacts, body)),
+      this.retried('contacts'),
     );
     if (outcome.ok) return { ...outcome.value, ambiguousAttempts: outcome.ambiguousAttempts };
     throw outcome.error;
@@ -176,6 +188,30 @@ export class VendorClient {
     await this.transport.close();
   }
 
+  /** One HTTP attempt, its duration and status reported to the observer. */
+  private async post(
+    name: VendorEndpointName,
+    endpoint: VendorEndpoint,
+    body: string,
+  ): Promise<VendorReply> {
+    const observer = this.observer;
+    if (!observer) return this.transport.post(endpoint, body);
+    const started = performance.now();
+    try {
+      const reply = await this.transport.post(endpoint, body);
+      observer.vendorRequest(name, String(reply.status), (performance.now() - started) / 1000);
+      return reply;
+    } catch (error) {
+      observer.vendorRequest(name, failedStatus(error), (performance.now() - started) / 1000);
+      throw error;
+    }
+  }
+
+  private retried(name: VendorEndpointName): ((error: VendorError) => void) | undefined {
+    const observer = this.observer;
+    return observer && ((error) => observer.vendorRetry(name, retryReason(error)));
+  }
+
   private async sendChunk(send: CampaignSend, indexes: number[]): Promise<void> {
     if (send.authError) {
       // The key is wrong for every chunk alike: don't knock on the door again.
@@ -183,18 +219,21 @@ export class VendorClient {
       return;
     }
     let body: string | undefined;
-    const outcome = await this.retry.run('campaign send', () =>
-      this.relaySlots(async () => {
-        if (body === undefined) {
-          const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
-          const withheld = indexes.filter((i) => !allowed.has(i));
-          if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
-          indexes = indexes.filter((i) => allowed.has(i));
-          if (indexes.length === 0) return undefined;
-          body = campaignBody(send.content, send.to, indexes);
-        }
-        return parseCampaignResponse(await this.transport.post(this.relay, body));
-      }),
+    const outcome = await this.retry.run(
+      'campaign send',
+      () =>
+        this.relaySlots(async () => {
+          if (body === undefined) {
+            const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
+            const withheld = indexes.filter((i) => !allowed.has(i));
+            if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
+            indexes = indexes.filter((i) => allowed.has(i));
+            if (indexes.length === 0) return undefined;
+            body = campaignBody(send.content, send.to, indexes);
+          }
+          return parseCampaignResponse(await this.post('relay', this.relay, body));
+        }),
+      this.retried('relay'),
     );
     if (outcome.ok) {
       if (outcome.value === undefined) return; // every recipient withheld: nothing was sent

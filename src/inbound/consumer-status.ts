@@ -7,6 +7,8 @@ interface PartitionWork {
   done: bigint;
   /** Records waiting on a timer (a contact-list window): a known wait, not a stall. */
   parked: number;
+  /** The partition's high watermark as of the last batch fetched from it. */
+  high?: bigint;
 }
 
 /**
@@ -78,6 +80,25 @@ export class ConsumerStatus {
     const known = this.work.get(key);
     if (known) known.end = end > known.end ? end : known.end;
     else this.work.set(key, { end, done: BigInt(firstOffset), parked: 0 });
+  }
+
+  /** The high watermark the last batch fetched from `topic`/`partition` came with. */
+  highWatermark(topic: string, partition: number, offset: string): void {
+    const known = this.work.get(`${topic}|${partition}`);
+    if (known) known.high = BigInt(offset);
+  }
+
+  /**
+   * Per partition owned and fetched from: its high watermark as last fetched minus the offset
+   * after its last record that, with all before it, reached its outcome (the offset committed
+   * next). Partitions given away are gone from here at the rebalance.
+   */
+  *lag(): Iterable<{ topic: string; partition: number; lag: number }> {
+    for (const [key, { high, done }] of this.work) {
+      if (high === undefined) continue;
+      const [topic, partition] = splitKey(key);
+      yield { topic, partition, lag: high > done ? Number(high - done) : 0 };
+    }
   }
 
   /** A record finished; `next` is the partition's new committable offset when it moved. */

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EachBatchPayload, Kafka } from 'kafkajs';
 import type { ConsumedRecord } from '../kafka/consumed-record';
+import { MetricsService } from '../metrics/metrics.service';
 import { ConsumerStatus } from './consumer-status';
 import { KafkaBatchServer, type KafkaBatchServerOptions } from './kafka-batch.server';
 import type { PartitionOffset } from './offset-committer';
@@ -138,14 +139,21 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   );
   consumer.emit(EVENTS.GROUP_JOIN, { memberAssignment: { [TOPIC]: [0] } });
 
-  /** Hands the consumer a batch of partition 0, as kafkajs' fetch loop would. */
-  function fetch(offsets: number[], { running = true, bytes = 0 } = {}): BatchRun {
+  /**
+   * Hands the consumer a batch of partition 0, as kafkajs' fetch loop would; the partition's end
+   * (`highWatermark`) is just past the batch unless given.
+   */
+  function fetch(
+    offsets: number[],
+    { running = true, bytes = 0, highWatermark = Math.max(-1, ...offsets) + 1 } = {},
+  ): BatchRun {
     const resolved: string[] = [];
     const run = { running };
     const payload = {
       batch: {
         topic: TOPIC,
         partition: 0,
+        highWatermark: String(highWatermark),
         messages: offsets.map((offset) => ({
           offset: String(offset),
           timestamp: '0',
@@ -195,6 +203,90 @@ const committed = (...offsets: number[]): PartitionOffset[][] =>
 describe(KafkaBatchServer.name, () => {
   beforeAll(() => {
     Logger.overrideLogger(false);
+  });
+
+  describe('metrics', () => {
+    /** One family's samples from a scrape, as `{labels…} value` strings. */
+    async function samples(metrics: MetricsService, name: string): Promise<string[]> {
+      const family = await metrics.registry.getSingleMetric(name)!.get();
+      return family.values
+        .filter((v) => !('metricName' in v) || v.metricName === name)
+        .map((v) => `${JSON.stringify(v.labels)} ${v.value}`);
+    }
+
+    it('reports each partition lag: its high watermark minus the next offset to commit', async () => {
+      const metrics = new MetricsService();
+      const { server, held, fetch, at } = await start({ metrics });
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toEqual([]);
+
+      await fetch([0, 1, 2, 3], { highWatermark: 10 }).done; // 6 more wait on the broker
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toEqual([
+        '{"topic":"orders","partition":"0"} 10',
+      ]);
+
+      at(0).finish();
+      at(2).finish(); // 1 still holds the partition back
+      await flush();
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toEqual([
+        '{"topic":"orders","partition":"0"} 9',
+      ]);
+
+      at(1).finish();
+      at(3).finish();
+      await fetch([4, 5, 6, 7, 8, 9], { highWatermark: 10 }).done;
+      for (const offset of [4, 5, 6, 7, 8, 9]) at(offset).finish();
+      await flush();
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toEqual([
+        '{"topic":"orders","partition":"0"} 0',
+      ]);
+      await closeFinishing(server, held);
+    });
+
+    it('removes the lag of a partition given away', async () => {
+      const metrics = new MetricsService();
+      const { consumer, server, held, fetch } = await start({ metrics });
+      await fetch([0, 1], { highWatermark: 5 }).done;
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toHaveLength(1);
+
+      consumer.emit(EVENTS.GROUP_JOIN, { memberAssignment: { [TOPIC]: [1] } });
+
+      expect(await samples(metrics, 'mailbridge_consumer_lag_records')).toEqual([]);
+      await closeFinishing(server, held);
+    });
+
+    it('reports the in-flight window, its limits and the records per fetched batch', async () => {
+      const metrics = new MetricsService();
+      const { server, held, fetch, at } = await start({
+        metrics,
+        maxInFlight: 50,
+        maxInFlightBytes: 4096,
+      });
+      await fetch([0, 1, 2], { bytes: 100 }).done;
+
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_records')).toEqual(['{} 3']);
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_bytes')).toEqual(['{} 300']);
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_limit_records')).toEqual([
+        '{} 50',
+      ]);
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_limit_bytes')).toEqual([
+        '{} 4096',
+      ]);
+      at(0).finish();
+      await flush();
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_records')).toEqual(['{} 2']);
+      expect(await samples(metrics, 'mailbridge_consumer_in_flight_bytes')).toEqual(['{} 200']);
+
+      const batches = await metrics.registry
+        .getSingleMetric('mailbridge_consumer_batch_records')!
+        .get();
+      const sum = (name: string) =>
+        (batches.values as Array<{ metricName?: string; value: number }>).find(
+          (v) => v.metricName === name,
+        )?.value;
+      expect(sum('mailbridge_consumer_batch_records_count')).toBe(1);
+      expect(sum('mailbridge_consumer_batch_records_sum')).toBe(3);
+      await closeFinishing(server, held);
+    });
   });
 
   it('hands a batch over and returns before its records finish, so fetching goes on', async () => {

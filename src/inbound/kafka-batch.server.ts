@@ -3,6 +3,7 @@ import { Server, type CustomTransportStrategy, type MessageHandler } from '@nest
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { ConsumerStatus } from './consumer-status';
 import type { ConsumedRecord } from '../kafka/consumed-record';
+import type { MetricsService } from '../metrics/metrics.service';
 import { CONSUMER_RETRIES, HEARTBEAT_INTERVAL_MS, MAX_WAIT_TIME_MS } from '../kafka/kafka-tuning';
 import { FetchPauses } from './fetch-pauses';
 import { OffsetCommitter } from './offset-committer';
@@ -34,6 +35,8 @@ export interface KafkaBatchServerOptions {
   allowAutoTopicCreation: boolean;
   /** Consumption pauses while this says closed, and resumes when it opens. */
   gate?: { onChange(listener: (state: { open: boolean }) => void): void };
+  /** Given the lag and the in-flight window to read at each scrape; observes batch sizes. */
+  metrics?: MetricsService;
 }
 
 /**
@@ -107,6 +110,11 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
         failed: (record, progress, error) => this.rewind(record, progress, error),
       },
     );
+    options.metrics?.watchConsumer({
+      lag: () => consumerStatus.lag(),
+      inFlight: () => this.records.window.inFlight,
+      limits: { records: options.maxInFlight, bytes: options.maxInFlightBytes },
+    });
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -214,6 +222,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     const { topic, partition, messages } = payload.batch;
     const handler = this.getHandlerByPattern(INBOUND_EVENT);
     if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
+    this.options.metrics?.batchRecords.observe(messages.length);
     let next = 0;
     // While stopping, or once kafkajs gave the batch up (a rebalance, a seek), start nothing
     // more: the records left unresolved are fetched again, here or by the partition's next owner.
@@ -241,6 +250,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     progress.add(admitted.map((r) => r.offset));
     const last = admitted[admitted.length - 1].offset;
     this.consumerStatus.fetched(topic, partition, admitted[0].offset, last);
+    this.consumerStatus.highWatermark(topic, partition, payload.batch.highWatermark);
     for (const record of admitted) this.records.start(handler, record, progress);
     payload.resolveOffset(last);
   }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Context } from '@opentelemetry/api';
 import type { IHeaders } from 'kafkajs';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
@@ -7,6 +8,7 @@ import { DispatchService } from '../dispatch/dispatch.service';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
+import { endSpan, Tracing } from '../tracing/tracing';
 import { parseEvent, type ParseOptions } from './event.parser';
 import { InvalidEventError, type InvalidEventCode } from './invalid-event.error';
 import { typesByTopic } from './topic-types';
@@ -35,6 +37,7 @@ export class RecordHandler {
     private readonly dispatch: DispatchService,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
+    private readonly tracing: Tracing,
   ) {
     this.parseOptions = {
       maxBytes: config.consumer.maxEventBytes,
@@ -43,6 +46,23 @@ export class RecordHandler {
   }
 
   async handle(record: ConsumedRecord, park?: () => void): Promise<RecordOutcome> {
+    const traced = this.tracing.consume(record);
+    try {
+      const outcome = await this.handleTraced(record, traced.context, park);
+      traced.span.setAttribute('mailbridge.outcome', outcome.kind);
+      endSpan(traced.span);
+      return outcome;
+    } catch (error) {
+      endSpan(traced.span, error);
+      throw error;
+    }
+  }
+
+  private async handleTraced(
+    record: ConsumedRecord,
+    trace: Context,
+    park?: () => void,
+  ): Promise<RecordOutcome> {
     let event: InboundEvent;
     try {
       event = await parseEvent(record, this.parseOptions);
@@ -51,7 +71,14 @@ export class RecordHandler {
     }
     const outcome = await this.dispatch.dispatch(
       event,
-      { key: record.key, headers: propagated(record.headers) },
+      {
+        key: record.key,
+        headers: propagated(record.headers),
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        trace,
+      },
       park,
     );
     if (outcome.kind === 'unplannable') {
@@ -65,10 +92,15 @@ export class RecordHandler {
     error: InvalidEventError,
   ): Promise<RecordOutcome> {
     await this.publisher.deadLetter(record, error);
-    this.metrics.outcomes.inc({ outcome: 'dead_lettered' });
-    this.logger.warn(
-      `dead-lettered ${record.topic}/${record.partition}@${record.offset}: ${error.code}`,
-    );
+    this.metrics.deadLettered(error.code);
+    this.logger.warn({
+      msg: `dead-lettered: ${error.code}`,
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      errorCode: error.code,
+      reason: error.message,
+    });
     return { kind: 'dead-lettered', errorCode: error.code };
   }
 }

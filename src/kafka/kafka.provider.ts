@@ -9,17 +9,32 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { AppConfig, type TopicsConfig } from '../config/app-config';
+import type { KafkaSasl } from '../config/kafka-security';
 import { MissingTopicsError, type ConfiguredTopic } from './missing-topics.error';
 import { CLIENT_RETRY } from './kafka-tuning';
+import { ClientCredentialsProvider, tokenFileProvider } from './oauth-bearer';
 
 const kafkaLogger = new Logger('kafkajs');
 
-/** kafkajs logs through Nest's logger; its DEBUG chatter is dropped. */
-function logCreator() {
+/**
+ * kafkajs logs through the service's logger, its fields kept as fields; its DEBUG chatter is
+ * dropped. kafkajs writes every error response of the broker at ERROR, the retriable ones too
+ * (a coordinator still loading, a topic not yet hosted: three such lines on every healthy start).
+ * The operation that gets such a response retries it, or fails and is logged by the code that
+ * called it, so those lines are debug; a send it will retry (a leader moving, a topic just
+ * created) is a warning. An ERROR line from kafkajs means a connection or a consumer in trouble.
+ */
+export function logCreator() {
   return ({ level, log }: LogEntry) => {
-    const { message, ...extra } = log;
-    const line = `${message} ${JSON.stringify(extra)}`;
-    if (level === logLevel.ERROR) kafkaLogger.error(line);
+    // The line gets its own time and logger name; kafkajs' copies of both are left out.
+    const { message, timestamp, logger, ...fields } = log;
+    void timestamp;
+    void logger;
+    const line = { msg: message, ...fields };
+    if (level === logLevel.ERROR && message.startsWith('Response ')) kafkaLogger.debug(line);
+    // A retriable failure with its retry scheduled ('Failed to send messages: …, retryTime').
+    else if (level === logLevel.ERROR && 'retryTime' in fields) kafkaLogger.warn(line);
+    else if (level === logLevel.ERROR) kafkaLogger.error(line);
     else if (level === logLevel.WARN) kafkaLogger.warn(line);
     else if (level === logLevel.INFO) kafkaLogger.debug(line);
   };
@@ -31,13 +46,30 @@ export function createKafka(config: AppConfig, overrides: Partial<KafkaConfig> =
     clientId: config.kafka.clientId,
     brokers: config.kafka.brokers,
     ssl: config.kafka.ssl,
-    // kafkajs types SASL options per mechanism; ours carries the same three fields for each.
-    sasl: config.kafka.sasl as SASLOptions | undefined,
+    sasl: saslOptions(config.kafka.sasl),
     logLevel: logLevel.INFO,
     logCreator,
     retry: CLIENT_RETRY,
     ...overrides,
   });
+}
+
+/** One token source per configuration, shared by its clients (the service's and the probe's). */
+const tokenProviders = new WeakMap<object, () => Promise<{ value: string }>>();
+
+/** kafkajs' SASL options for our settings: OAUTHBEARER gets a provider of tokens. */
+export function saslOptions(sasl: KafkaSasl): SASLOptions | undefined {
+  if (!sasl) return undefined;
+  if (sasl.mechanism !== 'oauthbearer') return sasl;
+  let provider = tokenProviders.get(sasl);
+  if (!provider) {
+    provider =
+      'tokenFile' in sasl
+        ? tokenFileProvider(sasl.tokenFile)
+        : new ClientCredentialsProvider(sasl.tokenEndpoint).provide;
+    tokenProviders.set(sasl, provider);
+  }
+  return { mechanism: 'oauthbearer', oauthBearerProvider: provider };
 }
 
 /** The variable that configures each topic; the type makes a new topic add its line here. */

@@ -1,10 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The service's Prometheus metrics, served at GET /metrics. */
+/** One partition's consumer lag, as the transport reports it at scrape time. */
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  lag: number;
+}
+
+/** What the Kafka transport exposes to the metrics, read at each scrape (nothing per record). */
+export interface ConsumerGauges {
+  /** Every partition this replica owns and has fetched from; revoked ones are not listed. */
+  lag(): Iterable<PartitionLag>;
+  inFlight(): { records: number; bytes: number };
+  limits: { records: number; bytes: number };
+}
+
+/** The vendor gate as the metrics read it at scrape time. */
+export interface GateReading {
+  open: boolean;
+  reason?: string;
+}
+
+/** Vendor endpoints, as labels: `relay` (campaign sends), `contacts` (contact lists). */
+export type VendorEndpointLabel = 'relay' | 'contacts';
+
+/**
+ * Seconds, for a vendor that answers in 25 ms on a good day and is cut off at its 30 s body
+ * timeout on a bad one.
+ */
+const VENDOR_SECONDS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
+/** Records per fetched Kafka batch: kafkajs' fetches bring up to about a megabyte per partition. */
+const BATCH_RECORDS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+const GATE_CAUSES = ['auth', 'outage'] as const;
+
+/**
+ * The service's Prometheus metrics, served at GET /metrics. The README's _Metrics_ section lists
+ * every family; `test/deploy/monitoring.spec.ts` holds the dashboard and alert rules to the names
+ * registered here.
+ *
+ * Cost on the hot path: prom-client hashes the label set on every `inc`/`observe` (about 200 ns
+ * and a string), children from `labels()` included. Families counted per record (dead letters)
+ * therefore count into a plain map and are handed to prom-client at scrape time; gauges of the
+ * consumer and the gate are read at scrape time; the histograms are observed once per vendor
+ * request or fetched batch, not per event.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
+  private consumer?: ConsumerGauges;
+  private gate?: () => GateReading;
+  private readonly deadLetterCounts = new Map<string, number>();
 
   /** Terminal outcomes of (event, template) actions, and dead letters. */
   readonly outcomes = new Counter({
@@ -12,6 +58,19 @@ export class MetricsService {
     help: 'Terminal outcomes: sent, created, failed, duplicate (result re-published), dead_lettered',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
+  });
+
+  /** Dead-lettered records by the `errorCode` their dead letter carries. */
+  readonly deadLetters = new Counter({
+    name: 'mailbridge_dead_letters_total',
+    help: 'Records dead-lettered, by error code (UNPARSEABLE, INVALID, UNKNOWN_TYPE, ...)',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+    collect: () => {
+      // A counter cannot be set: its series are rebuilt from the running totals at each scrape.
+      this.deadLetters.reset();
+      for (const [code, count] of this.deadLetterCounts) this.deadLetters.inc({ code }, count);
+    },
   });
 
   /**
@@ -48,13 +107,133 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Each HTTP attempt to the vendor, retries included, from dispatch to its answer read. */
+  readonly vendorRequestSeconds = new Histogram({
+    name: 'mailbridge_vendor_request_duration_seconds',
+    help: 'Duration of each HTTP attempt to the vendor (retries each count), by endpoint (relay, contacts) and status (the HTTP status, or timeout/error when none came)',
+    labelNames: ['endpoint', 'status'] as const,
+    buckets: VENDOR_SECONDS_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly vendorRetries = new Counter({
+    name: 'mailbridge_vendor_retries_total',
+    help: 'Vendor attempts that failed and were tried again, by endpoint and reason (rate_limited, server_error, timeout, network, other)',
+    labelNames: ['endpoint', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly vendorGateClosed = new Gauge({
+    name: 'mailbridge_vendor_gate_closed',
+    help: 'Whether the vendor gate is closed (1) or not (0) for each cause: auth (keys refused), outage (failures outlived the retries); consumption pauses while one is 1',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const state = this.gate?.();
+      for (const cause of GATE_CAUSES) {
+        this.vendorGateClosed.set(
+          { cause },
+          state && !state.open && state.reason === cause ? 1 : 0,
+        );
+      }
+    },
+  });
+
+  readonly consumerLag = new Gauge({
+    name: 'mailbridge_consumer_lag_records',
+    help: "Per owned partition: its high watermark as of the last batch fetched, minus the offset after the last record that, with every earlier one, reached its outcome (the offset this replica commits next). Stale while fetching waits; a revoked partition's series is removed",
+    labelNames: ['topic', 'partition'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.consumerLag.reset();
+      if (!this.consumer) return;
+      for (const { topic, partition, lag } of this.consumer.lag()) {
+        this.consumerLag.set({ topic, partition: String(partition) }, lag);
+      }
+    },
+  });
+
+  readonly inFlightRecords = new Gauge({
+    name: 'mailbridge_consumer_in_flight_records',
+    help: 'Records fetched and not yet at their outcome, holding a place in the in-flight window',
+    registers: [this.registry],
+    collect: () => {
+      this.inFlightRecords.set(this.consumer?.inFlight().records ?? 0);
+    },
+  });
+
+  readonly inFlightBytes = new Gauge({
+    name: 'mailbridge_consumer_in_flight_bytes',
+    help: 'Bytes (keys and values) of the records holding a place in the in-flight window',
+    registers: [this.registry],
+    collect: () => {
+      this.inFlightBytes.set(this.consumer?.inFlight().bytes ?? 0);
+    },
+  });
+
+  readonly inFlightLimitRecords = new Gauge({
+    name: 'mailbridge_consumer_in_flight_limit_records',
+    help: 'The in-flight window limit in records (CONSUMER_MAX_IN_FLIGHT); fetching waits beyond it',
+    registers: [this.registry],
+    collect: () => {
+      this.inFlightLimitRecords.set(this.consumer?.limits.records ?? 0);
+    },
+  });
+
+  readonly inFlightLimitBytes = new Gauge({
+    name: 'mailbridge_consumer_in_flight_limit_bytes',
+    help: 'The in-flight window limit in bytes (CONSUMER_MAX_IN_FLIGHT_BYTES); fetching waits beyond it',
+    registers: [this.registry],
+    collect: () => {
+      this.inFlightLimitBytes.set(this.consumer?.limits.bytes ?? 0);
+    },
+  });
+
+  readonly batchRecords = new Histogram({
+    name: 'mailbridge_consumer_batch_records',
+    help: 'Records per batch fetched from Kafka (one partition each)',
+    buckets: BATCH_RECORDS_BUCKETS,
+    registers: [this.registry],
+  });
+
   /** Counts one send of unknown fate, and a possible duplicate when the policy resends it. */
   ambiguousSend(cause: 'takeover' | 'lost-answer', resolution: 'resend' | 'fail'): void {
     this.ambiguousSends.inc({ cause, resolution });
     if (resolution === 'resend') this.possibleDuplicates.inc();
   }
 
+  /** Counts one dead-lettered record: its code, and the outcome `dead_lettered`. */
+  deadLettered(code: string): void {
+    this.deadLetterCounts.set(code, (this.deadLetterCounts.get(code) ?? 0) + 1);
+    this.outcomes.inc(DEAD_LETTERED);
+  }
+
+  /** One HTTP attempt to the vendor ended after `seconds`, with `status` (or timeout/error). */
+  vendorRequest(endpoint: VendorEndpointLabel, status: string, seconds: number): void {
+    this.vendorRequestSeconds.observe({ endpoint, status }, seconds);
+  }
+
+  /** A failed attempt is about to be tried again. */
+  vendorRetry(endpoint: VendorEndpointLabel, reason: string): void {
+    this.vendorRetries.inc({ endpoint, reason });
+  }
+
+  /** The Kafka transport hands over what it knows; read at every scrape from then on. */
+  watchConsumer(consumer: ConsumerGauges | undefined): void {
+    this.consumer = consumer;
+  }
+
+  /** The vendor gate's state, read at every scrape. */
+  watchGate(read: () => GateReading): void {
+    this.gate = read;
+  }
+
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'mailbridge_' });
+    // Standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...): the
+    // dashboards everyone already has for Node services read them without a prefix.
+    collectDefaultMetrics({ register: this.registry });
   }
 }
+
+/** Built once: the label set of every dead letter's outcome. */
+const DEAD_LETTERED = { outcome: 'dead_lettered' } as const;

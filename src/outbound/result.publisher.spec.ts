@@ -1,3 +1,4 @@
+import { Tracing } from '../tracing/tracing';
 import {
   KafkaJSNonRetriableError,
   KafkaJSProtocolError,
@@ -83,7 +84,7 @@ describe(ResultPublisher.name, () => {
 
   it('sends records published together in few produce requests, each well under 1 MiB', async () => {
     const batches: ProducerBatch[] = [];
-    const publisher = new ResultPublisher(fakeKafka(batches), config);
+    const publisher = new ResultPublisher(fakeKafka(batches), config, new Tracing());
     const value = { padding: 'x'.repeat(1000) };
     await Promise.all(
       Array.from({ length: 1500 }, (_, i) =>
@@ -114,7 +115,7 @@ describe(ResultPublisher.name, () => {
         sendBatch: () => Promise.reject(new Error('broker down')),
       }),
     } as unknown as Kafka;
-    const publisher = new ResultPublisher(kafka, config);
+    const publisher = new ResultPublisher(kafka, config, new Tracing());
     await expect(publisher.publish('a', { key: null, value: {} })).rejects.toThrow('broker down');
   });
 
@@ -123,7 +124,10 @@ describe(ResultPublisher.name, () => {
 
     it('sends the original when it fits the limit read from the topic', async () => {
       const broker = fakeBroker([1_048_588], []);
-      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      await new ResultPublisher(broker.kafka, config, new Tracing()).deadLetter(
+        inbound(20_000),
+        invalid,
+      );
       expect(broker.sent).toHaveLength(1);
       expect(broker.sent[0].topic).toBe(config.topics.deadLetter);
       expect(broker.sent[0].messages[0].value).toEqual(inbound(20_000).value);
@@ -131,7 +135,10 @@ describe(ResultPublisher.name, () => {
 
     it('sends a reference when the topic limit is smaller than the dead letter', async () => {
       const broker = fakeBroker([10_000], []);
-      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      await new ResultPublisher(broker.kafka, config, new Tracing()).deadLetter(
+        inbound(20_000),
+        invalid,
+      );
       expect(broker.sent).toHaveLength(1);
       const [message] = broker.sent[0].messages;
       expect(message.headers?.['dlq-value-replaced']).toBe('reference');
@@ -142,7 +149,10 @@ describe(ResultPublisher.name, () => {
 
     it('reads the limit again after a size refusal and sends a reference, not the same record', async () => {
       const broker = fakeBroker([1_048_588, 10_000], [messageTooLarge()]);
-      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      await new ResultPublisher(broker.kafka, config, new Tracing()).deadLetter(
+        inbound(20_000),
+        invalid,
+      );
       expect(broker.sent).toHaveLength(2);
       expect(broker.reads()).toBe(2);
       const ref = JSON.parse(String(broker.sent[1].messages[0].value)) as DeadLetterReference;
@@ -151,7 +161,10 @@ describe(ResultPublisher.name, () => {
 
     it('goes to the minimal form after a refused reference, and gives up after that', async () => {
       const broker = fakeBroker([1_048_588], [messageTooLarge(), messageTooLarge()]);
-      await new ResultPublisher(broker.kafka, config).deadLetter(inbound(20_000), invalid);
+      await new ResultPublisher(broker.kafka, config, new Tracing()).deadLetter(
+        inbound(20_000),
+        invalid,
+      );
       expect(broker.sent.map((r) => r.messages[0].headers?.['dlq-key-dropped'])).toEqual([
         undefined,
         undefined,
@@ -160,7 +173,7 @@ describe(ResultPublisher.name, () => {
 
       const refusing = fakeBroker([1_048_588], [1, 2, 3, 4].map(messageTooLarge));
       await expect(
-        new ResultPublisher(refusing.kafka, config).deadLetter(inbound(10), invalid),
+        new ResultPublisher(refusing.kafka, config, new Tracing()).deadLetter(inbound(10), invalid),
       ).rejects.toThrow('raise its max.message.bytes');
       expect(refusing.sent).toHaveLength(3);
     });
@@ -168,7 +181,7 @@ describe(ResultPublisher.name, () => {
     it('rejects on any other failure, for the caller to try again', async () => {
       const broker = fakeBroker([1_048_588], [new Error('broker down')]);
       await expect(
-        new ResultPublisher(broker.kafka, config).deadLetter(inbound(10), invalid),
+        new ResultPublisher(broker.kafka, config, new Tracing()).deadLetter(inbound(10), invalid),
       ).rejects.toThrow('broker down');
       expect(broker.sent).toHaveLength(1);
     });

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import {
   Inject,
   Injectable,
@@ -26,6 +27,7 @@ import {
   type DeadLetterRecord,
 } from './dead-letter';
 import { DeadLetterLimit } from './dead-letter-limit';
+import { Tracing } from '../tracing/tracing';
 
 export interface OutboundRecord {
   key: Buffer | string | null;
@@ -60,6 +62,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(Kafka) kafka: Kafka,
     private readonly config: AppConfig,
+    private readonly tracing: Tracing,
   ) {
     this.producer = kafka.producer({
       idempotent: true,
@@ -80,14 +83,21 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     event: EventEnvelope,
     template: string,
     outcome: ActionOutcome,
-    source: { key: Buffer | null; headers: IHeaders },
+    source: { key: Buffer | null; headers: IHeaders; trace?: Context },
   ): Promise<void> {
     const result = resultFor(event, template, outcome, new Date());
-    return this.publish(resultTopic(outcome, this.config.topics), {
-      key: source.key,
-      value: result,
-      headers: { ...source.headers, 'correlation-id': event.id },
+    const topic = resultTopic(outcome, this.config.topics);
+    const send = this.tracing.produce(source.trace, topic, {
+      ...source.headers,
+      'correlation-id': event.id,
     });
+    return this.publish(topic, { key: source.key, value: result, headers: send.headers }).then(
+      () => send.end(),
+      (error: unknown) => {
+        send.end(error);
+        throw error;
+      },
+    );
   }
 
   /**

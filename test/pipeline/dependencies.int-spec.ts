@@ -9,6 +9,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config/config.loader';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import { freePort } from '../support/free-port';
+import { logCapture } from '../support/log-capture';
 import { createTopics, testKafka, uniqueName, waitFor } from '../support/kafka-helpers';
 import { PrivateBroker } from '../support/private-broker';
 import {
@@ -50,9 +51,14 @@ function readyWhen(
   );
 }
 
-/** Everything this process writes while a test runs: Nest's logger and the console alike. */
+/**
+ * Everything this process writes while a test runs: the console, stdout and stderr, and the
+ * service's log (which pino writes to file descriptor 1 directly: the service is given
+ * `destination` instead).
+ */
 function captureOutput() {
   const lines: string[] = [];
+  const { destination } = logCapture(lines);
   const targets: Array<[object, string]> = [
     [process.stdout, 'write'],
     [process.stderr, 'write'],
@@ -70,6 +76,7 @@ function captureOutput() {
     return () => (record[name] = original);
   });
   return {
+    destination,
     text: () => lines.join('\n'),
     restore: () => originals.forEach((restore) => restore()),
   };
@@ -110,10 +117,13 @@ describe('dependencies that go away', () => {
       redis = startRedis(port, dir);
       await fixture.start();
       output = captureOutput();
-      app = await fixture.startService({
-        REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
-        LOG_LEVEL: 'log',
-      });
+      app = await fixture.startService(
+        {
+          REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
+          LOG_LEVEL: 'log',
+        },
+        { logTo: output.destination },
+      );
     });
     afterAll(async () => {
       output?.restore();

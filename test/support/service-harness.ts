@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { startApp } from '../../src/app';
+import type { DestinationStream } from 'pino';
+import { serviceLoggerFor, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config/config.loader';
 import type { FaultConfig } from '../../src/sandbox/sandbox-options';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
@@ -68,10 +69,12 @@ export class PipelineFixture {
   readonly groupId = uniqueName('mailbridge');
   /** One namespace in Redis per fixture: its instances share it, other tests never see it. */
   readonly keyPrefix = `${uniqueName('mailbridge-test')}:`;
-  readonly kafka: Kafka = testKafka();
   sandbox!: SandboxServer;
   collector!: TopicCollector;
   private apps: INestApplication[] = [];
+
+  /** `kafka`: the client that creates topics, publishes and collects (the shared broker's). */
+  constructor(readonly kafka: Kafka = testKafka()) {}
 
   async start(faults?: FaultConfig): Promise<this> {
     this.sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY, faults });
@@ -103,9 +106,16 @@ export class PipelineFixture {
     });
   }
 
-  /** Starts the service in this process. */
-  async startService(overrides: Record<string, string> = {}): Promise<INestApplication> {
-    const app = await startApp(loadConfig(this.env(overrides)));
+  /**
+   * Starts the service in this process. `logTo`: where its log lines go instead of stdout, for a
+   * test that reads them.
+   */
+  async startService(
+    overrides: Record<string, string> = {},
+    { logTo }: { logTo?: DestinationStream } = {},
+  ): Promise<INestApplication> {
+    const config = loadConfig(this.env(overrides));
+    const app = await startApp(config, serviceLoggerFor(config, logTo));
     this.apps.push(app);
     return app;
   }

@@ -1,0 +1,52 @@
+const REDACTED = '[redacted]';
+/** Something shaped like an address: a local part, `@`, and a domain with a dot. */
+const ADDRESS = /([^\s@<>"'(),;:[\]\\]+)@([^\s@<>"'(),;:[\]\\]+\.[^\s@<>"'(),;:[\]\\]+)/g;
+
+/**
+ * The last line of defence between the service and its log: whatever a line says, the keys the
+ * service holds come out as `[redacted]` and recipient addresses keep only their first character
+ * and their domain (`j***@example.com`), enough to tell an operator which recipient it was
+ * about without putting the address in the log.
+ */
+export class LogScrubber {
+  private readonly secrets: string[];
+
+  constructor(secrets: readonly string[]) {
+    // Longest first, so that a key that contains another is replaced whole.
+    this.secrets = [...new Set(secrets.filter((s) => s.length > 0))].sort(
+      (a, b) => b.length - a.length,
+    );
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    return out.includes('@') ? out.replace(ADDRESS, maskAddress) : out;
+  }
+
+  /**
+   * A copy of a log line's fields with every string scrubbed, nested objects and errors
+   * included (to a small depth: log fields are flat or nearly so).
+   */
+  scrubFields(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.scrub(value);
+    if (value === null || typeof value !== 'object' || depth > 3) return value;
+    if (value instanceof Error) {
+      const copy = new Error(this.scrub(value.message));
+      copy.name = value.name;
+      copy.stack = value.stack === undefined ? undefined : this.scrub(value.stack);
+      return copy;
+    }
+    if (Array.isArray(value)) return value.map((item) => this.scrubFields(item, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value))
+      copy[key] = this.scrubFields(field, depth + 1);
+    return copy;
+  }
+}
+
+function maskAddress(_match: string, local: string, domain: string): string {
+  return `${local.slice(0, 1)}***@${domain}`;
+}

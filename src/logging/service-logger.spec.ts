@@ -1,0 +1,85 @@
+import { Writable } from 'node:stream';
+import { createServiceLogger, ServiceLogger } from './service-logger';
+
+/** A logger writing JSON lines into an array. */
+function capture(level: 'log' | 'debug' = 'log') {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const pino = createServiceLogger({ level, format: 'json', secrets: ['s3cret-key'] }, destination);
+  return { logger: new ServiceLogger(pino), lines };
+}
+
+describe('ServiceLogger', () => {
+  it("writes Nest's (message, context) as a line with its level, time, name and context", () => {
+    const { logger, lines } = capture();
+    logger.log('consumer stopped', 'KafkaBatchServer');
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+        pid: process.pid,
+        hostname: expect.any(String) as string,
+        name: 'mailbridge',
+        context: 'KafkaBatchServer',
+        msg: 'consumer stopped',
+      },
+    ]);
+  });
+
+  it('keeps the fields of an object message as fields of the line', () => {
+    const { logger, lines } = capture();
+    logger.warn({ msg: 'dead-lettered: INVALID', topic: 't', partition: 2, offset: '7' }, 'X');
+    expect(lines[0]).toMatchObject({
+      level: 'warn',
+      context: 'X',
+      msg: 'dead-lettered: INVALID',
+      topic: 't',
+      partition: 2,
+      offset: '7',
+    });
+  });
+
+  it("keeps the stack Nest passes with an error, and an Error's own", () => {
+    const { logger, lines } = capture();
+    logger.error('shutdown failed', 'Error: boom\n    at x', 'main');
+    logger.error(new Error('broken'), 'main');
+    expect(lines[0]).toMatchObject({ level: 'error', msg: 'shutdown failed', context: 'main' });
+    expect(lines[0].stack).toContain('Error: boom');
+    expect(lines[1]).toMatchObject({ msg: 'broken', err: { message: 'broken', type: 'Error' } });
+  });
+
+  it('maps LOG_LEVEL: debug lines only at debug, verbose at trace', () => {
+    const quiet = capture('log');
+    quiet.logger.debug('hidden');
+    quiet.logger.verbose('hidden too');
+    expect(quiet.lines).toEqual([]);
+    const chatty = capture('debug');
+    chatty.logger.debug('shown');
+    chatty.logger.verbose('still hidden');
+    expect(chatty.lines.map((l) => [l.level, l.msg])).toEqual([['debug', 'shown']]);
+  });
+
+  it('writes no key and no full address, in messages, fields or errors', () => {
+    const { logger, lines } = capture();
+    logger.warn('vendor refused jane@example.com with key s3cret-key');
+    logger.log({
+      msg: 'x',
+      body: 'to ann@example.org',
+      password: 'hunter2',
+      nested: { token: 't' },
+    });
+    logger.error(new Error('s3cret-key rejected for bob@example.net'));
+    const text = JSON.stringify(lines);
+    for (const secret of ['s3cret-key', 'jane@example.com', 'ann@example.org', 'bob@example.net']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(lines[0].msg).toBe('vendor refused j***@example.com with key [redacted]');
+    expect(lines[1]).toMatchObject({ password: '[redacted]', nested: { token: '[redacted]' } });
+    expect(text).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,121 @@
+import type { LoggerService } from '@nestjs/common';
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { isColorSupported, build as prettyStream } from 'pino-pretty';
+import type { LogFormat, LogLevel } from '../config/environment.dto';
+import { LogScrubber } from './log-scrubber';
+
+export interface LogSettings {
+  level: LogLevel;
+  format: LogFormat;
+  /** Values that must never reach the log (the vendor keys, the SASL password, …). */
+  secrets: readonly string[];
+}
+
+/** Nest's level names (the LOG_LEVEL values) in pino's. */
+const PINO_LEVEL: Record<LogLevel, Level> = {
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
+
+/** Field names that hold keys in any object a line carries; pino replaces their values. */
+const SECRET_FIELDS = ['password', 'apiKey', 'accessToken', 'token', 'authorization', 'api-key'];
+
+/**
+ * The service's logger: pino, writing one JSON object per line (`LOG_FORMAT=json`) or coloured
+ * text for a terminal (`pretty`, colours only when the output is one). Every line passes the
+ * scrubber first, so no key and no full recipient address is written, whatever a message holds.
+ */
+export function createServiceLogger(
+  settings: LogSettings,
+  destination?: DestinationStream,
+): Logger {
+  const scrubber = new LogScrubber(settings.secrets);
+  return pino(
+    {
+      name: 'mailbridge',
+      level: PINO_LEVEL[settings.level],
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: SECRET_FIELDS.flatMap((field) => [`["${field}"]`, `*["${field}"]`]),
+        censor: '[redacted]',
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((arg) => scrubber.scrubFields(arg)) as typeof args);
+        },
+      },
+    },
+    destination ?? defaultDestination(settings.format),
+  );
+}
+
+function defaultDestination(format: LogFormat): DestinationStream {
+  if (format === 'pretty') {
+    return prettyStream({
+      // colorette's judgement (NO_COLOR, TERM=dumb, FORCE_COLOR), and only on a terminal.
+      colorize: isColorSupported && process.stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,name,context',
+      messageFormat: '{if context}[{context}] {end}{msg}',
+      singleLine: true,
+    });
+  }
+  // Written in the background: lines logged while a write is under way go out together in the
+  // next one, so a line per event costs no write call of its own. pino flushes what is pending
+  // when the process exits.
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
+ * Nest's `LoggerService` on pino, so that every `new Logger(context)` in the code, Nest's own
+ * lines and kafkajs' (through `kafka.provider.ts`) come out of one logger. A message may be an
+ * object: its fields become the line's fields (the per-event lines do this), `msg` its text.
+ */
+export class ServiceLogger implements LoggerService {
+  constructor(readonly pino: Logger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  /** Nest calls `(message, context)`, and `(message, stack, context)` for errors. */
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const rest = [...params];
+    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? rest.pop() : undefined;
+    const stack = typeof rest[0] === 'string' ? rest[0] : undefined;
+    const fields: Record<string, unknown> = context === undefined ? {} : { context };
+    if (message instanceof Error) {
+      this.pino[level]({ ...fields, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.pino[level]({ ...fields, ...message });
+    } else {
+      if (stack !== undefined) fields.stack = stack;
+      this.pino[level](fields, String(message));
+    }
+  }
+}
