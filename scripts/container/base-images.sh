@@ -51,8 +51,9 @@ id_of() { docker image inspect --format '{{.Id}}' "$1" 2>/dev/null; }
 docker info >/dev/null 2>&1 || { log "no Docker engine answers (scripts/container/dockerd.sh start)"; exit 1; }
 
 # An image of that name that no stand-in tag points at came from a registry: the real one.
+# (The list is read whole, not piped to `grep -q`, which could close the pipe under pipefail.)
 if existing="$(id_of "$image")" &&
-  ! docker image ls --no-trunc --format '{{.ID}}' mailbridge-stand-in/node | grep -qxF "$existing"; then
+  ! grep -qxF "$existing" <<<"$(docker image ls --no-trunc --format '{{.ID}}' mailbridge-stand-in/node)"; then
   log "$image exists and is not a stand-in: using it"
   echo "$image"
   exit 0
