@@ -90,7 +90,9 @@ describe('npm run local', () => {
     });
     npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => npm?.once('exit', resolve));
+    // 'close', not 'exit': it comes once the output pipes are drained too, so the last line
+    // written before exiting is in `output`.
+    const exited = new Promise<number | null>((resolve) => npm?.once('close', resolve));
     await waitFor(() => ready(httpPort), {
       what: 'the service to be ready',
       timeoutMs: 150_000,
@@ -127,6 +129,7 @@ describe('npm run local', () => {
 
     process.kill(local.pid, 'SIGTERM');
     expect(await leftAfterStop([...started, broker])).toEqual([]);
+    expect(await local.exited).not.toBeUndefined();
     expect(local.output()).toContain('[local] stopped');
     rmSync(kafkaDir, { recursive: true, force: true });
     kafkaDir = undefined;
