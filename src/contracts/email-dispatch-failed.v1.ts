@@ -1,3 +1,4 @@
+import { Equals, IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
 import type { ResultEvent } from './result-event';
 
 export const EMAIL_DISPATCH_FAILED_V1 = 'email.dispatch.failed.v1';
@@ -34,27 +35,49 @@ export function isDispatchFailureCode(value: string): value is DispatchFailureCo
   return Object.hasOwn(DISPATCH_FAILURE_RETRIABLE, value);
 }
 
+/** The `data` of `email.dispatch.failed.v1`; its decorators are its published JSON Schema. */
+export class EmailDispatchFailedV1Data {
+  @IsString()
+  sourceEventId!: string;
+
+  @IsString()
+  sourceEventType!: string;
+
+  @IsString()
+  template!: string;
+
+  /** One of `DISPATCH_FAILURE_CODES`; stable across releases (the README lists them). */
+  @IsIn(DISPATCH_FAILURE_CODES)
+  errorCode!: DispatchFailureCode;
+
+  /** The vendor's HTTP status, when the vendor answered. */
+  @IsOptional()
+  @IsInt()
+  vendorStatus?: number;
+
+  /** `DISPATCH_FAILURE_RETRIABLE[errorCode]`: whether redriving the event later can succeed. */
+  @IsBoolean()
+  retriable!: boolean;
+
+  /** Never holds personal data or keys. */
+  @IsString()
+  message!: string;
+
+  /**
+   * Present (true) with `errorCode` `AMBIGUOUS_SEND` (AMBIGUOUS_SEND_POLICY=fail): the vendor
+   * may or may not have the send; it was not sent again. Redrive it if it did not arrive.
+   * Also present with another code when an earlier attempt of the send may have reached it.
+   */
+  @IsOptional()
+  @Equals(true)
+  ambiguous?: true;
+}
+
 /**
  * `email.dispatch.failed.v1`: the source event could not be turned into a vendor call that
- * succeeded. `message` never holds personal data or keys.
+ * succeeded.
  */
 export type EmailDispatchFailedV1 = ResultEvent<
   typeof EMAIL_DISPATCH_FAILED_V1,
-  {
-    sourceEventId: string;
-    sourceEventType: string;
-    template: string;
-    /** One of `DISPATCH_FAILURE_CODES`; stable across releases (the README lists them). */
-    errorCode: DispatchFailureCode;
-    vendorStatus?: number;
-    /** `DISPATCH_FAILURE_RETRIABLE[errorCode]`: whether redriving the event later can succeed. */
-    retriable: boolean;
-    message: string;
-    /**
-     * Present (true) with `errorCode` `AMBIGUOUS_SEND` (AMBIGUOUS_SEND_POLICY=fail): the vendor
-     * may or may not have the send; it was not sent again. Redrive it if it did not arrive.
-     * Also present with another code when an earlier attempt of the send may have reached it.
-     */
-    ambiguous?: true;
-  }
+  EmailDispatchFailedV1Data
 >;

@@ -52,6 +52,7 @@ export const RULES: Readonly<Record<string, (constraints: readonly unknown[]) =>
   arrayMinSize: ([min]) => ({ type: 'array', keywords: { minItems: min } }),
   arrayMaxSize: ([max]) => ({ type: 'array', keywords: { maxItems: max } }),
   isIn: ([values]) => isInSchema(values),
+  equals: ([value]) => equalsSchema(value),
   matches: ([pattern, modifiers]) => matchesSchema(pattern, modifiers),
   isEmail: ([options]) => {
     expectOptions('isEmail', options, [undefined, {}]);
@@ -95,6 +96,13 @@ function isInSchema(values: unknown): RuleSchema {
     throw new Error('@IsIn: only lists of strings are expressed in JSON Schema');
   }
   return { type: 'string', keywords: { enum: values } };
+}
+
+function equalsSchema(value: unknown): RuleSchema {
+  // An enum of one, not `const`: an optional property's schema then adds null beside it.
+  if (typeof value === 'boolean') return { type: 'boolean', keywords: { enum: [value] } };
+  if (typeof value === 'string') return { type: 'string', keywords: { enum: [value] } };
+  throw new Error('@Equals: only a boolean or a string is expressed in JSON Schema');
 }
 
 function matchesSchema(pattern: unknown, modifiers: unknown): RuleSchema {

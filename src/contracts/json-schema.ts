@@ -14,7 +14,7 @@ type Converters = NonNullable<
   NonNullable<Parameters<typeof validationMetadataArrayToSchemas>[1]>['additionalConverters']
 >;
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- what the metadata stores
-type Class = Function;
+export type Class = Function;
 
 /** One decorator on one property: its metadata and the rule it is, by class-validator's name. */
 interface RuleUse {
@@ -39,10 +39,20 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
  * `@IsOptional()` property may be absent or null. `json-schema-rules.ts` says how each rule is
  * expressed; a rule it does not know stops this at start-up.
  */
-export const INBOUND_SCHEMAS: Readonly<Record<string, JsonSchema>> = inboundSchemas();
+export const INBOUND_SCHEMAS: Readonly<Record<string, JsonSchema>> = schemasOf(INBOUND_CONTRACTS, {
+  closed: true,
+});
 
-function inboundSchemas(): Record<string, JsonSchema> {
-  const classes = reachableClasses(Object.values(INBOUND_CONTRACTS));
+/**
+ * The JSON Schemas of decorated contract classes, by the keys of `contracts`. `closed` refuses
+ * unknown properties, as the inbound validation does; a result's schema leaves them open, so that
+ * a subscriber that validates keeps accepting results when a later release adds an optional field.
+ */
+export function schemasOf(
+  contracts: Readonly<Record<string, Class>>,
+  options: { closed: boolean },
+): Record<string, JsonSchema> {
+  const classes = reachableClasses(Object.values(contracts));
   const uses = new Map(classes.map((c) => [c, ruleUses(c)]));
   const own = classes.flatMap((c) => uses.get(c)!.filter((u) => u.meta.target === c));
   const schemas = validationMetadataArrayToSchemas(
@@ -53,9 +63,9 @@ function inboundSchemas(): Record<string, JsonSchema> {
       refPointerPrefix: '#/definitions/',
     },
   ) as Record<string, JsonSchema>;
-  for (const c of classes) finishClass(schemas[c.name], c.name, uses.get(c)!);
+  for (const c of classes) finishClass(schemas[c.name], c.name, uses.get(c)!, options.closed);
   return Object.fromEntries(
-    Object.entries(INBOUND_CONTRACTS).map(([type, c]) => [type, selfContained(c.name, schemas)]),
+    Object.entries(contracts).map(([key, c]) => [key, selfContained(c.name, schemas)]),
   );
 }
 
@@ -119,8 +129,13 @@ function converters(): Converters {
  * What class-validator-jsonschema leaves to its caller: unknown properties refused, each
  * property typed once from all its rules, optional properties nullable.
  */
-function finishClass(schema: JsonSchema, className: string, uses: readonly RuleUse[]): void {
-  schema.additionalProperties = false;
+function finishClass(
+  schema: JsonSchema,
+  className: string,
+  uses: readonly RuleUse[],
+  closed: boolean,
+): void {
+  if (closed) schema.additionalProperties = false;
   const properties = schema.properties as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   for (const name of Object.keys(properties)) {
