@@ -20,9 +20,11 @@ const MAY_IMPORT = {
   dispatch: ['config', 'contracts', 'metrics', 'templates', 'delivery', 'idempotency', 'outbound'],
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka'],
+  // The AsyncAPI document: the contracts' schemas under the configured topic names, and its route.
+  asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.
   sandbox: ['config', 'email-api'],
-  tools: ['contracts'],
+  tools: ['contracts', 'asyncapi'],
 };
 
 const folders = Object.keys(MAY_IMPORT);
