@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AsyncApiModule } from './asyncapi/asyncapi.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
@@ -8,7 +9,7 @@ import { TracingModule } from './tracing/tracing.module';
 
 /**
  * The whole service: the inbound edge (which pulls in dispatch, delivery, the vendor's API,
- * idempotency and outbound), health and metrics. `config` is passed in so tests can build it
+ * idempotency and outbound), health, metrics and the AsyncAPI document. `config` is passed in so tests can build it
  * without the environment.
  */
 @Module({})
@@ -22,6 +23,7 @@ export class AppModule {
         InboundModule,
         HealthModule,
         MetricsModule,
+        AsyncApiModule,
       ],
     };
   }
