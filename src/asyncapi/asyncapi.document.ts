@@ -123,7 +123,8 @@ function inboundMessages(type: string): Doc {
   });
   return {
     structured: {
-      name: `${type} (structured)`,
+      name: `${type}.structured`,
+      title: `${type} (structured)`,
       summary: `${type} as a structured-mode CloudEvent: the whole event in the value.`,
       contentType: STRUCTURED,
       headers: headersSchema(
@@ -147,7 +148,8 @@ function inboundMessages(type: string): Doc {
       ],
     },
     binary: {
-      name: `${type} (binary)`,
+      name: `${type}.binary`,
+      title: `${type} (binary)`,
       summary: `${type} as a binary-mode CloudEvent: attributes in ce_ headers, data in the value.`,
       contentType: JSON_CONTENT_TYPE,
       headers: headersSchema(
@@ -160,7 +162,7 @@ function inboundMessages(type: string): Doc {
           ...header(INBOUND_CLOUDEVENT_HEADERS.datacontenttype),
           ...header(INBOUND_CLOUDEVENT_HEADERS.dataschema),
           ...header(INBOUND_CLOUDEVENT_HEADERS.subject),
-          [CONTENT_TYPE_HEADER]: contentType(JSON_CONTENT_TYPE, 'pattern'),
+          [CONTENT_TYPE_HEADER]: JSON_MEDIA_TYPE,
           ...traceparent(),
         },
         ['specversion', 'id', 'source', 'type', 'time'].map((a) => `ce_${a}`),
@@ -180,10 +182,11 @@ function inboundMessages(type: string): Doc {
       ],
     },
     plain: {
-      name: `${type} (plain JSON)`,
+      name: `${type}.plain`,
+      title: `${type} (plain JSON)`,
       summary: `${type} as a plain JSON envelope, without CloudEvents headers or specversion.`,
       contentType: JSON_CONTENT_TYPE,
-      headers: headersSchema({ [CONTENT_TYPE_HEADER]: contentType(JSON_CONTENT_TYPE, 'pattern'), ...traceparent() }, []),
+      headers: headersSchema({ [CONTENT_TYPE_HEADER]: JSON_MEDIA_TYPE, ...traceparent() }, []),
       payload: { allOf: [schemaRef(type), ofType] },
       bindings: key,
       examples: [{ name: 'plain', payload: { ...attributes, data: example.data } }],
@@ -216,7 +219,8 @@ function resultMessages(type: string): Doc {
   );
   return {
     binary: {
-      name: `${type} (binary)`,
+      name: `${type}.binary`,
+      title: `${type} (binary)`,
       summary: `${type} as a binary-mode CloudEvent (the default): attributes in ce_ headers, data in the value.`,
       contentType: JSON_CONTENT_TYPE,
       headers: headersSchema(
@@ -237,7 +241,8 @@ function resultMessages(type: string): Doc {
       ],
     },
     structured: {
-      name: `${type} (structured)`,
+      name: `${type}.structured`,
+      title: `${type} (structured)`,
       summary: `${type} as a structured-mode CloudEvent (RESULT_EVENT_MODE=structured).`,
       contentType: STRUCTURED,
       headers: headersSchema(
@@ -264,7 +269,8 @@ function resultMessages(type: string): Doc {
 
 function deadLetterMessage(): Doc {
   return {
-    name: 'dead letter',
+    name: 'dead-letter',
+    title: 'dead letter',
     summary: 'A record that can never succeed: the original key, value and headers, and why.',
     headers: schemaRef(DEAD_LETTER_HEADERS_SCHEMA),
     payload: {
@@ -287,6 +293,14 @@ function headersSchema(properties: Record<string, JsonSchema>, required: string[
   // Other headers (the producer's own, extension attributes as ce_*) are allowed and kept.
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
+
+/** The media types an inbound value may have outside structured mode: JSON in UTF-8. */
+const JSON_MEDIA_TYPE: JsonSchema = {
+  type: 'string',
+  description:
+    'The value’s media type: JSON in UTF-8 (`application/json` or `application/*+json`, ' +
+    '`charset=utf-8` if any); another is dead-lettered as UNSUPPORTED_CONTENT_TYPE.',
+};
 
 function contentType(value: string, match: 'enum' | 'pattern'): JsonSchema {
   const escaped = value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

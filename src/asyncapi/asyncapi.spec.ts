@@ -7,6 +7,7 @@ import { asyncApiDocument } from './asyncapi.document';
 import { CHANNELS } from './asyncapi.channels';
 import { ASYNCAPI_FILE, contractFiles, driftProblems } from './contract-files';
 import { encode, EVENT_OF, TYPE_OF, type CorpusTopic } from '../../test/hostile/valid-events';
+import { campaignRequested, contactListRequested, order, signUp } from '../../test/support/events';
 
 const ROOT = join(__dirname, '../..');
 
@@ -107,6 +108,16 @@ describe('the AsyncAPI document', () => {
       }
     },
   );
+
+  it.each([
+    ['userSignedUp', signUp(1)],
+    ['orderPlaced', order(2)],
+    ['campaignRequested', campaignRequested(3)],
+    ['contactListRequested', contactListRequested(4)],
+  ])('accepts the integration tests\' %s event as a plain JSON envelope', (channel, event) => {
+    const payload = validatorOf(messagesOf(channel).plain.payload);
+    expect(payload(event) ? [] : payload.errors).toEqual([]);
+  });
 
   it('refuses what the contracts refuse: a binary event without ce_source, a wrong type', () => {
     const binary = messagesOf('userSignedUp').binary;
