@@ -197,6 +197,12 @@ describe(breakingChanges.name, () => {
         { path: 'listId', change: 'required by published, not by current' },
       ],
       [
+        'a removed optional field',
+        { listId: RESULT.listId, count: RESULT.count },
+        ['listId'],
+        { path: 'code', change: 'declared by published, not by current' },
+      ],
+      [
         'a widened type',
         { ...RESULT, count: { type: 'number' } },
         ['listId'],

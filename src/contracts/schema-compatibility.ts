@@ -191,6 +191,11 @@ function compareObjects(
   for (const name of new Set([...Object.keys(xProps), ...Object.keys(yProps)])) {
     const narrow = xProps[name] ?? otherProperties(xs);
     if (narrow === false) continue;
+    if (xProps[name] === undefined && yProps[name] !== undefined) {
+      // Left open where the other declares it: gone from this one, whatever it may hold now.
+      out.push({ path: at(name), change: `declared by ${y.label}, not by ${x.label}` });
+      continue;
+    }
     const wide = yProps[name] ?? otherProperties(ys);
     if (wide === false) {
       out.push({ path: at(name), change: `allowed by ${x.label}, refused by ${y.label}` });
