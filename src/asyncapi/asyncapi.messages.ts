@@ -4,8 +4,10 @@ import {
 } from '../contracts/contract-schemas';
 import { INBOUND_SCHEMAS, type JsonSchema } from '../contracts/json-schema';
 import {
+  CLOUDEVENTS_EXTENSION_NAME,
   CLOUDEVENTS_STRUCTURED_CONTENT_TYPE,
   CONTENT_TYPE_HEADER,
+  MAX_EXTENSION_LENGTH,
   INBOUND_CLOUDEVENT_HEADERS,
   JSON_CONTENT_TYPE,
   RESULT_CLOUDEVENT_HEADERS,
@@ -61,13 +63,7 @@ function inboundMessages(type: string): Doc {
         { [CONTENT_TYPE_HEADER]: contentType(STRUCTURED, 'pattern'), ...traceparent() },
         [CONTENT_TYPE_HEADER],
       ),
-      payload: {
-        allOf: [
-          schemaRef(type),
-          { required: ['specversion', 'source'], properties: { specversion: { enum: ['1.0'] } } },
-          ofType,
-        ],
-      },
+      payload: structuredPayload(type),
       bindings: key,
       examples: [
         {
@@ -210,6 +206,33 @@ function deadLetterMessage(): Doc {
         'the original is: originalTopic, originalPartition, originalOffset, originalSize, sha256.',
     },
     bindings: keyBinding('The original record’s key (left out only in the minimal form).'),
+  };
+}
+
+/**
+ * An inbound event as a structured-mode CloudEvent: its contract's envelope with `specversion`
+ * 1.0 and `source` required, and beside its attributes any extension attribute (kept, not part
+ * of the contract), as the Kafka binding allows; a plain envelope refuses unknown properties.
+ */
+function structuredPayload(type: string): JsonSchema {
+  const envelope = INBOUND_SCHEMAS[type];
+  const properties = JSON.parse(
+    JSON.stringify(envelope.properties).replaceAll('"#/definitions/', '"#/components/schemas/'),
+  ) as Record<string, JsonSchema>;
+  return {
+    type: 'object',
+    properties: {
+      ...properties,
+      specversion: { type: 'string', enum: ['1.0'] },
+      type: { type: 'string', enum: [type] },
+    },
+    required: [...(envelope.required as string[]), 'specversion', 'source'],
+    propertyNames: { pattern: CLOUDEVENTS_EXTENSION_NAME.source },
+    additionalProperties: {
+      description: 'An extension attribute.',
+      type: ['boolean', 'integer', 'string'],
+      maxLength: MAX_EXTENSION_LENGTH,
+    },
   };
 }
 

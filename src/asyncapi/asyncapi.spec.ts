@@ -119,7 +119,7 @@ describe('the AsyncAPI document', () => {
     expect(payload(event) ? [] : payload.errors).toEqual([]);
   });
 
-  it('refuses what the contracts refuse: a binary event without ce_source, a wrong type', () => {
+  it('keeps to the binding: extensions in structured mode only, specversion 1.0, a source, its own type', () => {
     const binary = messagesOf('userSignedUp').binary;
     const headers = validatorOf(binary.headers);
     const record = encode(EVENT_OF.signup('evt-43'), 'binary');
@@ -127,6 +127,12 @@ describe('the AsyncAPI document', () => {
     delete withoutSource.ce_source;
     expect(headers(record.headers)).toBe(true);
     expect(headers(withoutSource)).toBe(false);
+    const structured = validatorOf(messagesOf('userSignedUp').structured.payload);
+    const event = JSON.parse(String(encode(EVENT_OF.signup('evt-45'), 'structured').value)) as object;
+    expect(structured({ ...event, tenant: 'acme', priority: 2 })).toBe(true);
+    expect(structured({ ...event, Tenant: 'acme' })).toBe(false);
+    expect(structured({ ...event, specversion: '9.9' })).toBe(false);
+    expect(structured({ ...event, source: undefined })).toBe(false);
     const plain = validatorOf(messagesOf('userSignedUp').plain.payload);
     expect(plain({ ...EVENT_OF.order('evt-44') })).toBe(false);
   });

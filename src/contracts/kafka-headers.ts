@@ -19,6 +19,13 @@ export const CONTENT_TYPE_HEADER = 'content-type';
 export const TRACEPARENT_HEADER = 'traceparent';
 /** A CloudEvents attribute `x` travels in binary mode as the header `ce_x`. */
 export const CLOUDEVENTS_HEADER_PREFIX = 'ce_';
+/**
+ * A CloudEvents extension attribute's name: lower-case letters and digits, at most 20 (the
+ * spec's "SHOULD NOT exceed 20" taken as a MUST); in binary mode the header `ce_<name>`.
+ */
+export const CLOUDEVENTS_EXTENSION_NAME = /^[a-z0-9]{1,20}$/;
+/** The longest string value an inbound extension attribute may have. */
+export const MAX_EXTENSION_LENGTH = 1000;
 /** The value's media type in structured mode: the whole CloudEvent as JSON. */
 export const CLOUDEVENTS_STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json; charset=utf-8';
 /** The value's media type of a binary-mode result: the CloudEvent's `data` as JSON. */
