@@ -83,7 +83,7 @@ the event they answer.
 **Keys, partitions, ordering.** mailbridge needs no particular partition count (KAFKA_TOPIC_PARTITIONS,
 default ${DEFAULTS.KAFKA_TOPIC_PARTITIONS}, is used only when it creates missing topics). Replicas of one
 consumer group share the inbound partitions. A result and a dead letter carry the key of the record
-they come from, so they land on the partition of that key. Events of one partition are batched and sent
+they come from, so the results of one key share a partition of their topic. Events of one partition are batched and sent
 concurrently: results may come in another order than their events; correlate them by \`sourceeventid\`
 and deduplicate them by \`id\`.`;
 
