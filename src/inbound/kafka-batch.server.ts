@@ -357,8 +357,18 @@ function toInbound(topic: string, partition: number, message: KafkaMessage): Con
     partition,
     offset: message.offset,
     timestamp: message.timestamp,
+    timestampType: timestampTypeOf(message),
     key: message.key,
     value: message.value,
     headers: message.headers ?? {},
   };
+}
+
+/**
+ * kafkajs decodes the record batch's timestamp type into each message's `batchContext` (1: the
+ * broker's append time) without declaring it in its types.
+ */
+function timestampTypeOf(message: KafkaMessage): 'CreateTime' | 'LogAppendTime' {
+  const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
+  return context?.timestampType === 1 ? 'LogAppendTime' : 'CreateTime';
 }

@@ -6,6 +6,8 @@ export interface ConsumedRecord {
   partition: number;
   offset: string;
   timestamp: string;
+  /** How the broker set `timestamp`: the producer's time, or its own on append (a topic setting). */
+  timestampType?: 'CreateTime' | 'LogAppendTime';
   key: Buffer | null;
   value: Buffer | null;
   headers: IHeaders;

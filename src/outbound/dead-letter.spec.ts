@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
+import { DLT_HEADERS, readDeadLetterHeaders } from '../contracts/dead-letter-headers';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from '../inbound/invalid-event.error';
 import {
@@ -24,6 +25,7 @@ function inbound(valueBytes: number, headers: ConsumedRecord['headers'] = {}): C
   };
 }
 
+const GROUP = 'mailbridge-test';
 const oversized = new InvalidEventError('OVERSIZED', 'message of many bytes exceeds 262144');
 
 function reference(value: unknown): DeadLetterReference {
@@ -58,6 +60,7 @@ describe(buildDeadLetter.name, () => {
   it('keeps the original record, with error headers, when it fits', () => {
     const message = inbound(5000, { 'x-origin': 'test' });
     const letter = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
       limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
     });
     expect(letter.form).toBe('original');
@@ -65,28 +68,68 @@ describe(buildDeadLetter.name, () => {
     expect(letter.message.key).toBe(message.key);
     expect(letter.message.headers).toMatchObject({
       'x-origin': 'test',
-      'dlq-original-topic': 'user.signed_up.v1',
-      'dlq-original-partition': '2',
-      'dlq-original-offset': '41',
-      'dlq-error-code': 'OVERSIZED',
+      'kafka_dlt-original-topic': 'user.signed_up.v1',
+      'mailbridge_dlt-error-code': 'OVERSIZED',
     });
-    expect(letter.message.headers['dlq-value-replaced']).toBeUndefined();
+    expect(letter.message.headers[DLT_HEADERS.valueReplaced]).toBeUndefined();
+  });
+
+  it("writes Spring Kafka's header names in its encoding: big-endian int and longs, UTF-8 text", () => {
+    const message = { ...inbound(10), partition: 258, offset: '4294967301' };
+    const h = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    }).message.headers;
+    // What Java's ByteBuffer.allocate(4).putInt(258) and allocate(8).putLong(…) produce.
+    expect(h['kafka_dlt-original-partition']).toEqual(Buffer.from([0, 0, 1, 2]));
+    expect(h['kafka_dlt-original-offset']).toEqual(Buffer.from([0, 0, 0, 1, 0, 0, 0, 5]));
+    expect(h['kafka_dlt-original-timestamp']).toEqual(
+      Buffer.from('000001a0c4506c00', 'hex'), // 1790000000000
+    );
+    expect(h['kafka_dlt-original-timestamp-type']).toBe('CreateTime');
+    expect(h['kafka_dlt-original-consumer-group']).toBe(GROUP);
+    expect(h['kafka_dlt-exception-fqcn']).toBe('mailbridge.InvalidEventError.OVERSIZED');
+    expect(h['kafka_dlt-exception-message']).toBe(oversized.message);
+    expect(h['mailbridge_dlt-error-code']).toBe('OVERSIZED');
+    expect(Object.keys(h).filter((name) => name.startsWith('dlq-'))).toEqual([]);
+    expect(readDeadLetterHeaders(h)).toEqual({
+      originalTopic: 'user.signed_up.v1',
+      originalPartition: 258,
+      originalOffset: '4294967301',
+      originalTimestamp: '1790000000000',
+      originalTimestampType: 'CreateTime',
+      originalConsumerGroup: GROUP,
+      exceptionFqcn: 'mailbridge.InvalidEventError.OVERSIZED',
+      exceptionMessage: oversized.message,
+      errorCode: 'OVERSIZED',
+      valueReplaced: false,
+    });
+  });
+
+  it('names the timestamp type the broker gave the record', () => {
+    const message = { ...inbound(10), timestampType: 'LogAppendTime' as const };
+    const h = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    }).message.headers;
+    expect(h['kafka_dlt-original-timestamp-type']).toBe('LogAppendTime');
   });
 
   it('replaces a value that fits the inbound topic but not the dead-letter topic by a reference', () => {
     // Fits a topic at Kafka's default limit by itself; not with the error headers added.
     const message = inbound(1_048_450, { 'x-origin': 'test' });
     const letter = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
       limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
     });
     expect(letter.form).toBe('reference');
     expect(letter.message.key).toBe(message.key);
     expect(letter.message.headers).toMatchObject({
       'x-origin': 'test',
-      'dlq-error-code': 'OVERSIZED',
-      'dlq-value-replaced': 'reference',
+      'mailbridge_dlt-error-code': 'OVERSIZED',
+      'mailbridge_dlt-value-replaced': 'reference',
     });
-    expect(letter.message.headers['dlq-headers-dropped']).toBeUndefined();
+    expect(letter.message.headers['mailbridge_dlt-headers-dropped']).toBeUndefined();
     expect(reference(letter.message.value)).toEqual({
       originalTopic: 'user.signed_up.v1',
       originalPartition: 2,
@@ -100,14 +143,17 @@ describe(buildDeadLetter.name, () => {
 
   it('drops the original headers too when they alone would not fit, and says how many', () => {
     const headers = { 'x-huge': 'h'.repeat(20_000), 'x-small': 'ok' };
-    const letter = buildDeadLetter(inbound(100, headers), oversized, { limitBytes: 10_000 });
+    const letter = buildDeadLetter(inbound(100, headers), oversized, {
+      consumerGroup: GROUP,
+      limitBytes: 10_000,
+    });
     expect(letter.form).toBe('reference-only');
     expect(letter.message.headers['x-huge']).toBeUndefined();
     expect(letter.message.headers['x-small']).toBeUndefined();
     expect(letter.message.headers).toMatchObject({
-      'dlq-original-offset': '41',
-      'dlq-value-replaced': 'reference',
-      'dlq-headers-dropped': 'true',
+      'kafka_dlt-original-offset': Buffer.from([0, 0, 0, 0, 0, 0, 0, 41]),
+      'mailbridge_dlt-value-replaced': 'reference',
+      'mailbridge_dlt-headers-dropped': 'true',
     });
     const ref = reference(letter.message.value);
     expect(ref.droppedHeaderCount).toBe(2);
@@ -117,17 +163,23 @@ describe(buildDeadLetter.name, () => {
 
   it('drops the key too when even that would not fit, and always returns the minimal form', () => {
     const message = { ...inbound(100), key: Buffer.alloc(50_000, 'k') };
-    const letter = buildDeadLetter(message, oversized, { limitBytes: 10_000 });
+    const letter = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
+      limitBytes: 10_000,
+    });
     expect(letter.form).toBe('minimal');
     expect(letter.message.key).toBeNull();
-    expect(letter.message.headers['dlq-key-dropped']).toBe('true');
+    expect(letter.message.headers['mailbridge_dlt-key-dropped']).toBe('true');
     expect(reference(letter.message.value).droppedKeyBytes).toBe(50_000);
     // Nothing smaller exists: a limit below it still gets the minimal form, for the broker to judge.
-    expect(buildDeadLetter(message, oversized, { limitBytes: 10 }).form).toBe('minimal');
+    expect(buildDeadLetter(message, oversized, { consumerGroup: GROUP, limitBytes: 10 }).form).toBe(
+      'minimal',
+    );
   });
 
   it('starts at the form it is told to after a refusal, and names the refusal as the reason', () => {
     const letter = buildDeadLetter(inbound(10), oversized, {
+      consumerGroup: GROUP,
       limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
       atLeast: 'reference',
       reason: 'refused-by-broker',
@@ -138,7 +190,11 @@ describe(buildDeadLetter.name, () => {
 
   it('carries no byte of the original value in a reference', () => {
     const message = { ...inbound(0), value: Buffer.from('{"email":"ada@example.com"}') };
-    const letter = buildDeadLetter(message, oversized, { limitBytes: 1000, atLeast: 'reference' });
+    const letter = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
+      limitBytes: 1000,
+      atLeast: 'reference',
+    });
     expect(String(letter.message.value)).not.toContain('ada@example.com');
     expect(JSON.stringify(letter.message.headers)).not.toContain('ada@example.com');
   });

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders, Message } from 'kafkajs';
+import {
+  DLT_HEADERS,
+  encodeInt32,
+  encodeInt64,
+  exceptionFqcn,
+} from '../contracts/dead-letter-headers';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 
 /** Kafka's default `message.max.bytes`, used when the broker does not say otherwise. */
@@ -61,6 +67,8 @@ export interface DeadLetterRecord {
 export interface DeadLetterOptions {
   /** The dead-letter topic's `max.message.bytes`. */
   limitBytes: number;
+  /** The consumer group that read the record (`kafka_dlt-original-consumer-group`). */
+  consumerGroup: string;
   /** The least reduced form to consider: after a refusal, the forms before it are known not to fit. */
   atLeast?: DeadLetterForm;
   reason?: ReferenceReason;
@@ -76,13 +84,18 @@ type DeadLetterError = Error & { code?: string };
 export function buildDeadLetter(
   message: ConsumedRecord,
   error: DeadLetterError,
-  { limitBytes, atLeast = 'original', reason = 'exceeds-topic-limit' }: DeadLetterOptions,
+  {
+    limitBytes,
+    consumerGroup,
+    atLeast = 'original',
+    reason = 'exceeds-topic-limit',
+  }: DeadLetterOptions,
 ): DeadLetterRecord {
   const budget = limitBytes - DEAD_LETTER_MARGIN_BYTES;
   const forms = DEAD_LETTER_FORMS.slice(DEAD_LETTER_FORMS.indexOf(atLeast));
   let record: DeadLetterRecord | undefined;
   for (const form of forms) {
-    record = buildForm(form, message, error, limitBytes, reason);
+    record = buildForm(form, message, error, { limitBytes, reason, consumerGroup });
     if (record.estimatedBytes <= budget) return record;
   }
   return record!;
@@ -135,10 +148,13 @@ function buildForm(
   form: DeadLetterForm,
   message: ConsumedRecord,
   error: DeadLetterError,
-  limitBytes: number,
-  reason: ReferenceReason,
+  {
+    limitBytes,
+    reason,
+    consumerGroup,
+  }: { limitBytes: number; reason: ReferenceReason; consumerGroup: string },
 ): DeadLetterRecord {
-  const errorHeaders = dlqHeaders(message, error, form === 'minimal');
+  const errorHeaders = errorHeadersOf(message, error, consumerGroup, form === 'minimal');
   let key = message.key;
   let value: Buffer | string | null = message.value;
   let headers: IHeaders = { ...message.headers, ...errorHeaders };
@@ -154,21 +170,21 @@ function buildForm(
       reason,
       limitBytes,
     };
-    headers['dlq-value-replaced'] = 'reference';
+    headers[DLT_HEADERS.valueReplaced] = 'reference';
     if (form === 'reference-only' || form === 'minimal') {
       const dropped = measureHeaders(message.headers);
       reference.droppedHeaderCount = dropped.count;
       reference.droppedHeaderBytes = dropped.bytes;
       headers = {
         ...errorHeaders,
-        'dlq-value-replaced': 'reference',
-        'dlq-headers-dropped': 'true',
+        [DLT_HEADERS.valueReplaced]: 'reference',
+        [DLT_HEADERS.headersDropped]: 'true',
       };
     }
     if (form === 'minimal') {
       reference.droppedKeyBytes = byteLength(message.key);
       key = null;
-      headers['dlq-key-dropped'] = 'true';
+      headers[DLT_HEADERS.keyDropped] = 'true';
     }
     value = JSON.stringify(reference);
   }
@@ -179,17 +195,28 @@ function buildForm(
   };
 }
 
-/** Where the record came from and why it is here; no value bytes, so no personal data. */
-function dlqHeaders(message: ConsumedRecord, error: DeadLetterError, minimal: boolean): IHeaders {
+/**
+ * Where the record came from and why it is here, under Spring Kafka's names and in its encoding
+ * (numbers as big-endian binary: see `contracts/dead-letter-headers.ts`); no value bytes, so no
+ * personal data.
+ */
+function errorHeadersOf(
+  message: ConsumedRecord,
+  error: DeadLetterError,
+  consumerGroup: string,
+  minimal: boolean,
+): IHeaders {
   const chars = minimal ? MINIMAL_ERROR_MESSAGE_CHARS : 1000;
   return {
-    'dlq-original-topic': message.topic,
-    'dlq-original-partition': String(message.partition),
-    'dlq-original-offset': message.offset,
-    'dlq-original-timestamp': message.timestamp,
-    'dlq-error-class': error.name,
-    ...(error.code ? { 'dlq-error-code': error.code } : {}),
-    'dlq-error-message': error.message.slice(0, chars),
+    [DLT_HEADERS.originalTopic]: message.topic,
+    [DLT_HEADERS.originalPartition]: encodeInt32(message.partition),
+    [DLT_HEADERS.originalOffset]: encodeInt64(message.offset),
+    [DLT_HEADERS.originalTimestamp]: encodeInt64(message.timestamp),
+    [DLT_HEADERS.originalTimestampType]: message.timestampType ?? 'CreateTime',
+    [DLT_HEADERS.originalConsumerGroup]: consumerGroup,
+    [DLT_HEADERS.exceptionFqcn]: exceptionFqcn(error.name, error.code),
+    [DLT_HEADERS.exceptionMessage]: error.message.slice(0, chars),
+    ...(error.code ? { [DLT_HEADERS.errorCode]: error.code } : {}),
   };
 }
 

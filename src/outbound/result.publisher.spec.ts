@@ -141,7 +141,7 @@ describe(ResultPublisher.name, () => {
       );
       expect(broker.sent).toHaveLength(1);
       const [message] = broker.sent[0].messages;
-      expect(message.headers?.['dlq-value-replaced']).toBe('reference');
+      expect(message.headers?.['mailbridge_dlt-value-replaced']).toBe('reference');
       expect(message.headers?.['x-origin']).toBe('test');
       const ref = JSON.parse(String(message.value)) as DeadLetterReference;
       expect(ref).toMatchObject({ originalSize: 20_000, originalOffset: '7', limitBytes: 10_000 });
@@ -165,11 +165,9 @@ describe(ResultPublisher.name, () => {
         inbound(20_000),
         invalid,
       );
-      expect(broker.sent.map((r) => r.messages[0].headers?.['dlq-key-dropped'])).toEqual([
-        undefined,
-        undefined,
-        'true',
-      ]);
+      expect(broker.sent.map((r) => r.messages[0].headers?.['mailbridge_dlt-key-dropped'])).toEqual(
+        [undefined, undefined, 'true'],
+      );
 
       const refusing = fakeBroker([1_048_588], [1, 2, 3, 4].map(messageTooLarge));
       await expect(

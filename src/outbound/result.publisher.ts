@@ -130,7 +130,11 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   async deadLetter(message: ConsumedRecord, error: Error & { code?: string }): Promise<void> {
     await this.connect();
     const topic = this.config.topics.deadLetter;
-    let record = buildDeadLetter(message, error, { limitBytes: await this.deadLetterLimit.get() });
+    const consumerGroup = this.config.kafka.groupId;
+    let record = buildDeadLetter(message, error, {
+      limitBytes: await this.deadLetterLimit.get(),
+      consumerGroup,
+    });
     for (;;) {
       try {
         await this.producer.send({ topic, acks: -1, messages: [record.message] });
@@ -142,6 +146,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
         const limitBytes = await this.deadLetterLimit.refresh();
         record = buildDeadLetter(message, error, {
           limitBytes,
+          consumerGroup,
           atLeast: next,
           reason: 'refused-by-broker',
         });

@@ -1,3 +1,4 @@
+import { readDeadLetterHeaders } from '../../src/contracts/dead-letter-headers';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import { signUp } from '../support/events';
 import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
@@ -69,18 +70,26 @@ describe('bad input goes to the dead-letter topic and never blocks good input', 
       const h = (name: string) => letter!.headers?.[name]?.toString();
       expect(letter!.value?.toString()).toBe(b.value);
       expect(h('x-origin')).toBe('test-suite');
-      expect(h('dlq-original-topic')).toBe(fixture.topics.TOPIC_USER_SIGNED_UP);
-      expect(Number(h('dlq-original-partition'))).toBeGreaterThanOrEqual(0);
-      expect(Number(h('dlq-original-offset'))).toBeGreaterThanOrEqual(0);
-      expect(Number(h('dlq-original-timestamp'))).toBeGreaterThan(0);
-      expect(h('dlq-error-class')).toBe('InvalidEventError');
-      expect(h('dlq-error-code')).toBe(b.code);
-      expect(h('dlq-error-message')).toBeTruthy();
+      // Spring Kafka's names and binary encoding, decoded as a Spring-based tool would.
+      const info = readDeadLetterHeaders(letter!.headers)!;
+      expect(info.originalTopic).toBe(fixture.topics.TOPIC_USER_SIGNED_UP);
+      expect(letter!.headers?.['kafka_dlt-original-partition']).toHaveLength(4);
+      expect(letter!.headers?.['kafka_dlt-original-offset']).toHaveLength(8);
+      expect(info.originalPartition).toBeGreaterThanOrEqual(0);
+      expect(BigInt(info.originalOffset)).toBeGreaterThanOrEqual(0n);
+      expect(Number(info.originalTimestamp)).toBeGreaterThan(Date.now() - 600_000);
+      expect(info.originalTimestampType).toBe('CreateTime');
+      expect(info.originalConsumerGroup).toBe(fixture.groupId);
+      expect(info.exceptionFqcn).toBe(`mailbridge.InvalidEventError.${b.code}`);
+      expect(info.errorCode).toBe(b.code);
+      expect(info.exceptionMessage).toBeTruthy();
+      expect(Object.keys(letter!.headers ?? {}).filter((n) => n.startsWith('dlq-'))).toEqual([]);
     }
     // The error message names the broken fields, never the values in them.
     const schemaLetter = dead.find((d) => d.key?.toString() === 'bad-schema')!;
-    expect(schemaLetter.headers?.['dlq-error-message']?.toString()).toContain('data.email');
-    expect(schemaLetter.headers?.['dlq-error-message']?.toString()).not.toContain('not-an-email');
+    const schemaMessage = schemaLetter.headers?.['kafka_dlt-exception-message']?.toString();
+    expect(schemaMessage).toContain('data.email');
+    expect(schemaMessage).not.toContain('not-an-email');
     // Bad input never reached the vendor.
     const emails = fixture.sandbox.requests.flatMap((r) =>
       (r.body as { recipients: { to: Array<{ email: string }> } }).recipients.to.map(

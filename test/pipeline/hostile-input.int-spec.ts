@@ -1,4 +1,5 @@
 import { CompressionTypes, Partitioners, type IHeaders, type KafkaMessage } from 'kafkajs';
+import { DLT_HEADERS } from '../../src/contracts/dead-letter-headers';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
 import type { EmailDispatchFailedV1 } from '../../src/contracts/email-dispatch-failed.v1';
@@ -83,7 +84,7 @@ describe('hostile input: nothing blocks a partition, nothing reaches the vendor 
       const index = Number(headerText(letter.headers, CASE_HEADER));
       codeOf.set(index, [
         ...(codeOf.get(index) ?? []),
-        headerText(letter.headers, 'dlq-error-code') ?? '?',
+        headerText(letter.headers, DLT_HEADERS.errorCode) ?? '?',
       ]);
     }
     const mismatches = hostile.flatMap(({ hostile: h }) => {

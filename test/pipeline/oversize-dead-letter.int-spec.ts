@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ConfigResourceTypes, Partitioners, type Kafka, type KafkaMessage } from 'kafkajs';
+import { readDeadLetterHeaders } from '../../src/contracts/dead-letter-headers';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import { ConsumerStatus } from '../../src/inbound/consumer-status';
 import type { DeadLetterReference } from '../../src/outbound/dead-letter';
@@ -80,7 +81,7 @@ function deadLetterAt(fixture: PipelineFixture, offset: string): KafkaMessage | 
   return fixture.collector.messages.find(
     (m) =>
       m.topic === fixture.topics.TOPIC_DEAD_LETTER &&
-      m.headers?.['dlq-original-offset']?.toString() === offset,
+      readDeadLetterHeaders(m.headers)?.originalOffset === offset,
   );
 }
 
@@ -141,11 +142,11 @@ describe('a record that fits its topic but whose dead letter would not fit the d
       behind.map((e) => e.id),
     );
 
-    expect(header(letter, 'dlq-value-replaced')).toBe('reference');
-    expect(header(letter, 'dlq-headers-dropped')).toBeUndefined();
+    expect(header(letter, 'mailbridge_dlt-value-replaced')).toBe('reference');
+    expect(header(letter, 'mailbridge_dlt-headers-dropped')).toBeUndefined();
     expect(header(letter, 'x-origin')).toBe('test');
-    expect(header(letter, 'dlq-error-code')).toBe('OVERSIZED');
-    expect(header(letter, 'dlq-original-partition')).toBe(String(partition));
+    expect(header(letter, 'mailbridge_dlt-error-code')).toBe('OVERSIZED');
+    expect(readDeadLetterHeaders(letter.headers)?.originalPartition).toBe(partition);
     expect(letter.key?.toString()).toBe(key);
     expect(JSON.parse(letter.value!.toString())).toEqual({
       originalTopic: inbound,
@@ -195,10 +196,10 @@ describe('a dead-letter topic with a small max.message.bytes', () => {
       fixture,
       [1, 2, 3].map((j) => signUp(i * 10 + j, run).id),
     );
-    expect(header(letter, 'dlq-value-replaced')).toBe('reference');
+    expect(header(letter, 'mailbridge_dlt-value-replaced')).toBe('reference');
     expect(header(letter, 'x-origin')).toBe('test');
     // Which code (an invalid field, an unknown one) is the parser's business, not this test's.
-    expect(header(letter, 'dlq-error-class')).toBe('InvalidEventError');
+    expect(header(letter, 'kafka_dlt-exception-fqcn')).toMatch(/^mailbridge\.InvalidEventError\./);
     const reference = JSON.parse(letter.value!.toString()) as DeadLetterReference;
     expect(reference).toMatchObject({
       originalTopic: fixture.topics.TOPIC_USER_SIGNED_UP,
