@@ -24,7 +24,9 @@ const MAY_IMPORT = {
   asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.
   sandbox: ['config', 'email-api'],
-  tools: ['contracts', 'asyncapi'],
+  // redrive reads the service's own settings (config) and connects as the service does, TLS,
+  // SASL and OAuth included (kafka's client factory): one definition of both, not a copy.
+  tools: ['contracts', 'asyncapi', 'config', 'kafka'],
 };
 
 const folders = Object.keys(MAY_IMPORT);

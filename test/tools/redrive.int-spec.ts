@@ -1,0 +1,257 @@
+import type { INestApplication } from '@nestjs/common';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { KafkaMessage } from 'kafkajs';
+import { readDeadLetterHeaders } from '../../src/contracts/dead-letter-headers';
+import { runRedrive } from '../../src/tools/redrive';
+import type { RedriveSummary } from '../../src/tools/redrive/redriver';
+import { readToEnd } from '../../src/tools/redrive/topic-reader';
+import { signUp, order } from '../support/events';
+import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { PipelineFixture } from '../support/service-harness';
+
+jest.setTimeout(240_000);
+
+/**
+ * The source event id a result answers: the `ce_sourceeventid` header of a result published as a
+ * CloudEvent, or the `correlationId` field of a plain result.
+ */
+function sourceEventIdOf(result: KafkaMessage): string | undefined {
+  const header = result.headers?.ce_sourceeventid;
+  if (header !== undefined) return (Array.isArray(header) ? header[0] : header).toString();
+  const body = JSON.parse(result.value?.toString() ?? 'null') as { correlationId?: unknown } | null;
+  return typeof body?.correlationId === 'string' ? body.correlationId : undefined;
+}
+
+/** A valid event padded with JSON whitespace past a small MAX_EVENT_BYTES: OVERSIZED there. */
+function padded(event: object): string {
+  return JSON.stringify(event) + ' '.repeat(2_000);
+}
+
+describe('npm run redrive (real broker)', () => {
+  const fixture = new PipelineFixture();
+  const run = uniqueName('redrive');
+  const bigA = signUp(1, run);
+  const bigB = signUp(2, run);
+  const bigOrder = order(3, run);
+  /** Events of a type no template handles: dead-lettered UNKNOWN_TYPE, before and after. */
+  const unknown = [4, 5, 6, 7, 8].map((i) => ({ ...signUp(i, run), type: 'user.deleted.v1' }));
+  let service: INestApplication;
+  let betweenAandB: number;
+  const logTopic = () => `${fixture.topics.TOPIC_DEAD_LETTER}.redrive-log`;
+
+  const redrive = async (...args: string[]) => {
+    const lines: string[] = [];
+    const summary = (await runRedrive(args, fixture.env(), (line) => lines.push(line)))!;
+    return { summary, output: lines.join('\n') };
+  };
+  const sentFor = (id: string) =>
+    fixture.collector.messages.filter(
+      (m) => m.topic === fixture.topics.TOPIC_CAMPAIGN_SENT && sourceEventIdOf(m) === id,
+    );
+  const deadLetters = () =>
+    fixture.collector.messages.filter((m) => m.topic === fixture.topics.TOPIC_DEAD_LETTER);
+  /** Records a read-committed consumer gets (offsets would count transaction markers too). */
+  const recordsOn = async (topic: string) => {
+    let count = 0;
+    await readToEnd(fixture.kafka, [topic], () => count++, { groupPrefix: uniqueName('count') });
+    return count;
+  };
+  const row = (summary: RedriveSummary, code: string, topic: string) =>
+    summary.rows.find((r) => r.code === code && r.topic === topic);
+
+  beforeAll(async () => {
+    await fixture.start();
+    // The cause: a limit too small for these events. An operator fixes it by raising it.
+    service = await fixture.startService({ MAX_EVENT_BYTES: '1024' });
+    const t = fixture.topics;
+    await produce(fixture.kafka, t.TOPIC_USER_SIGNED_UP, [
+      { key: bigA.data.userId, value: padded(bigA), headers: { 'x-origin': 'redrive-test' } },
+    ]);
+    await waitFor(() => (deadLetters().length === 1 ? true : undefined), {
+      what: 'the first dead letter',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    betweenAandB = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await produce(fixture.kafka, t.TOPIC_USER_SIGNED_UP, [
+      { key: bigB.data.userId, value: padded(bigB) },
+      { key: 'broken', value: 'not json at all' },
+    ]);
+    await produce(fixture.kafka, t.TOPIC_ORDER_PLACED, [
+      { key: bigOrder.data.orderId, value: padded(bigOrder) },
+    ]);
+    await produce(
+      fixture.kafka,
+      t.TOPIC_USER_SIGNED_UP,
+      unknown.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
+    );
+    await waitFor(() => (deadLetters().length === 9 ? true : undefined), {
+      what: 'nine dead letters',
+    });
+    // The fix: the service runs again with the default limit.
+    await fixture.stopService(service);
+    service = await fixture.startService();
+  });
+
+  afterAll(() => fixture.stop());
+
+  it('dry run: counts per code and topic, lists what would go, sends nothing', async () => {
+    const t = fixture.topics;
+    const before = await recordsOn(t.TOPIC_USER_SIGNED_UP);
+    const { summary, output } = await redrive('--dry-run');
+    expect(summary).toMatchObject({ dryRun: true, read: 9, selected: 9, redriven: 0 });
+    expect(row(summary, 'OVERSIZED', t.TOPIC_USER_SIGNED_UP)).toMatchObject({
+      total: 2,
+      selected: 2,
+    });
+    expect(row(summary, 'OVERSIZED', t.TOPIC_ORDER_PLACED)).toMatchObject({
+      total: 1,
+      selected: 1,
+    });
+    expect(row(summary, 'UNPARSEABLE', t.TOPIC_USER_SIGNED_UP)).toMatchObject({ total: 1 });
+    expect(output).toContain(`OVERSIZED / ${t.TOPIC_USER_SIGNED_UP}: 2, 2, 0`);
+    expect(output.match(/would redrive /g)).toHaveLength(9);
+    const shown = await redrive('--dry-run', '--show', '3');
+    expect(shown.output.match(/would redrive /g)).toHaveLength(3);
+    expect(shown.output).toContain('… and 6 more');
+    expect(output).toContain('nothing was sent');
+    expect(output).not.toContain(bigA.data.email); // lists positions and causes, never values
+    expect(await recordsOn(t.TOPIC_USER_SIGNED_UP)).toBe(before);
+    const admin = fixture.kafka.admin();
+    await admin.connect();
+    expect(await admin.listTopics()).not.toContain(logTopic());
+    await admin.disconnect();
+  });
+
+  it('filters select by code, original topic and time range', async () => {
+    const t = fixture.topics;
+    const signUps = ['--topic', t.TOPIC_USER_SIGNED_UP];
+    const oversized = await redrive('--dry-run', '--code', 'OVERSIZED', ...signUps);
+    expect(oversized.summary.selected).toBe(2);
+    expect(row(oversized.summary, 'OVERSIZED', t.TOPIC_ORDER_PLACED)?.selected).toBe(0);
+    expect(row(oversized.summary, 'UNPARSEABLE', t.TOPIC_USER_SIGNED_UP)?.selected).toBe(0);
+    const orders = await redrive('--dry-run', '--topic', t.TOPIC_ORDER_PLACED);
+    expect(orders.summary.selected).toBe(1);
+    const until = await redrive('--dry-run', ...signUps, '--until', String(betweenAandB));
+    expect(until.summary.selected).toBe(1);
+    const since = await redrive(
+      '--dry-run',
+      ...signUps,
+      '--since',
+      new Date(betweenAandB).toISOString(),
+    );
+    expect(since.summary.selected).toBe(7); // bigB, the unparseable one, the unknown types
+    const both = await redrive('--dry-run', '--code', 'OVERSIZED,UNPARSEABLE', ...signUps);
+    expect(both.summary.selected).toBe(3);
+  });
+
+  it('redrives a fixed dead letter to its topic, where it gets its result; never twice', async () => {
+    const t = fixture.topics;
+    const before = await recordsOn(t.TOPIC_USER_SIGNED_UP);
+    const signUps = ['--topic', t.TOPIC_USER_SIGNED_UP, '--code', 'OVERSIZED'];
+
+    const first = await redrive(...signUps, '--until', String(betweenAandB));
+    expect(first.summary).toMatchObject({ dryRun: false, selected: 1, redriven: 1 });
+    const result = await waitFor(() => sentFor(bigA.id)[0], { what: 'the result of bigA' });
+    expect(result).toBeDefined();
+    expect(await recordsOn(t.TOPIC_USER_SIGNED_UP)).toBe(before + 1);
+
+    // The record went back as it was: key, value and its own headers, no dead-letter headers.
+    const redriven = await readLast(fixture, t.TOPIC_USER_SIGNED_UP, bigA.data.userId);
+    expect(redriven.value?.toString()).toBe(padded(bigA));
+    expect(redriven.headers?.['x-origin']?.toString()).toBe('redrive-test');
+    expect(readDeadLetterHeaders(redriven.headers)).toBeUndefined();
+    expect(Object.keys(redriven.headers ?? {}).filter((h) => /dlt|dlq/.test(h))).toEqual([]);
+
+    const second = await redrive(...signUps);
+    expect(second.summary).toMatchObject({ selected: 1, redriven: 1, alreadyRedriven: 1 });
+    await waitFor(() => sentFor(bigB.id)[0], { what: 'the result of bigB' });
+
+    const third = await redrive(...signUps);
+    expect(third.summary).toMatchObject({ selected: 0, redriven: 0, alreadyRedriven: 2 });
+    expect(third.output).toContain('skipped 2: redriven before');
+    expect(await recordsOn(t.TOPIC_USER_SIGNED_UP)).toBe(before + 2);
+    expect(await recordsOn(logTopic())).toBe(2);
+    expect(sentFor(bigA.id)).toHaveLength(1);
+  });
+
+  it('keeps to the rate it is given', async () => {
+    const started = Date.now();
+    const { summary, output } = await redrive('--code', 'UNKNOWN_TYPE', '--rate', '2');
+    const elapsed = Date.now() - started;
+    expect(summary.redriven).toBe(5);
+    // Two at once, two after a second, the last after two seconds.
+    expect(output).toMatch(/sent 2\/5\n.*sent 4\/5\n.*sent 5\/5/s);
+    expect(elapsed).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('as a command: exit 2 on a bad argument, 78 on a bad setting, 1 on a failure, 0 done', () => {
+    const command = (args: string[], env: Record<string, string>) =>
+      spawnSync(process.execPath, [join(__dirname, '../../dist/tools/redrive.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const badArgument = command(['--code', 'OVERSIZED', '--rate', '0'], fixture.env());
+    expect(badArgument.status).toBe(2);
+    expect(badArgument.stderr).toContain('--rate must be a number above 0');
+    expect(badArgument.stderr).toContain('npm run redrive -- --code CODE');
+
+    const { KAFKA_BROKERS: _brokers, ...withoutBrokers } = fixture.env();
+    void _brokers;
+    const badSetting = command(['--dry-run'], withoutBrokers);
+    expect(badSetting.status).toBe(78);
+    expect(badSetting.stderr).toContain('KAFKA_BROKERS is required');
+
+    const failure = command(['--code', 'X', '--log-topic', 'no spaces allowed'], fixture.env());
+    expect(failure.status).toBe(1);
+    expect(failure.stderr).toContain('redrive failed: the redrive log topic no spaces allowed');
+
+    const done = command(['--dry-run', '--code', 'OVERSIZED'], fixture.env());
+    expect(done.status).toBe(0);
+    expect(done.stdout).toContain('dry run: 1 would be redriven; nothing was sent');
+  });
+
+  it('two runs at once redrive a dead letter once between them', async () => {
+    const t = fixture.topics;
+    const before = await recordsOn(t.TOPIC_USER_SIGNED_UP);
+    const args = ['--code', 'UNPARSEABLE', '--topic', t.TOPIC_USER_SIGNED_UP];
+    const startedAt = Date.now();
+    const outcomes = await Promise.allSettled([redrive(...args), redrive(...args)]);
+    const redriven = outcomes
+      .filter((o) => o.status === 'fulfilled')
+      .map((o) => o.value.summary.redriven);
+    // A run fenced by the other stops before it committed anything, and says so.
+    const failures = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason));
+    const unexplained = failures.filter((f) => !f.includes('redrive stopped after 0 of 1 records'));
+    expect(unexplained).toEqual([]);
+    expect(redriven.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await recordsOn(t.TOPIC_USER_SIGNED_UP)).toBe(before + 1);
+    // Still unparseable, the redriven record becomes a new dead letter (a later one): only the
+    // dead letters from before are the same ones.
+    const again = await redrive(...args, '--until', String(startedAt));
+    expect(again.summary).toMatchObject({ redriven: 0, alreadyRedriven: 1 });
+  });
+});
+
+/** The last record of `topic` with `key`, read from the beginning. */
+async function readLast(fixture: PipelineFixture, topic: string, key: string) {
+  const found: KafkaMessage[] = [];
+  const consumer = fixture.kafka.consumer({ groupId: uniqueName('test-read') });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: ({ message }) => {
+      if (message.key?.toString() === key) found.push(message);
+      return Promise.resolve();
+    },
+  });
+  try {
+    return await waitFor(() => (found.length >= 2 ? found[found.length - 1] : undefined), {
+      what: `the redriven record of ${key}`,
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+}
