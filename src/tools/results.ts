@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { readDeadLetterHeaders } from '../contracts/dead-letter-headers';
 
 /**
  * `npm run results -- [--brokers host:port] [--topics a,b]`: prints every result event (and dead
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   await consumer.run({
     eachMessage: ({ topic, message }) => {
       console.log(
-        `${topic} key=${message.key?.toString() ?? ''}\n  ${message.value?.toString() ?? ''}`,
+        `${topic} key=${message.key?.toString() ?? ''}${deadLetterLine(message)}\n  ${message.value?.toString() ?? ''}`,
       );
       return Promise.resolve();
     },
@@ -35,6 +36,21 @@ async function main(): Promise<void> {
   const stop = () => void consumer.disconnect().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** A dead letter's headers, decoded (its numbers are binary): where it came from, and why. */
+function deadLetterLine(message: KafkaMessage): string {
+  let info;
+  try {
+    info = readDeadLetterHeaders(message.headers);
+  } catch (error) {
+    return `\n  (unreadable dead-letter headers: ${(error as Error).message})`;
+  }
+  if (!info) return '';
+  return (
+    `\n  dead letter of ${info.originalTopic}/${info.originalPartition}@${info.originalOffset}: ` +
+    `${info.errorCode ?? info.exceptionFqcn ?? '?'} ${info.exceptionMessage ?? ''}`
+  );
 }
 
 main().catch((error: unknown) => {
