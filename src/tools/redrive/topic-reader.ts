@@ -16,7 +16,7 @@ export async function readToEnd(
   kafka: Kafka,
   topics: string[],
   onRecord: OnRecord,
-  { groupPrefix, timeoutMs = 120_000 }: { groupPrefix: string; timeoutMs?: number },
+  { groupPrefix, stallMs = 60_000 }: { groupPrefix: string; stallMs?: number },
 ): Promise<void> {
   const ends = await endOffsets(kafka, topics);
   const pending = new Set([...ends].filter(([, end]) => end.end > end.start).map(([k]) => k));
@@ -30,7 +30,14 @@ export async function readToEnd(
   let timer: NodeJS.Timeout | undefined;
   try {
     const done = new Promise<void>((resolve, reject) => {
+      // However long the topic, a read that makes no progress for `stallMs` gives up.
+      const stalled = () =>
+        reject(
+          new Error(`reading ${[...pending].join(', ')} made no progress for ${stallMs / 1000} s`),
+        );
+      timer = setTimeout(stalled, stallMs);
       const progress = (topic: string, partition: number, lastOffset: string): void => {
+        timer?.refresh();
         const key = `${topic}/${partition}`;
         const end = ends.get(key);
         if (end && BigInt(lastOffset) >= end.end - 1n && pending.delete(key) && !pending.size) {
@@ -41,16 +48,9 @@ export async function readToEnd(
         progress(payload.topic, payload.partition, payload.lastOffset),
       );
       consumer.on(consumer.events.CRASH, ({ payload }) => reject(payload.error));
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `could not read ${[...pending].join(', ')} to its end within ${timeoutMs / 1000} s`,
-            ),
-          ),
-        timeoutMs,
-      );
     });
+    // Awaited below; marked handled now, since it may fail while the consumer is connecting.
+    done.catch(() => undefined);
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: true });
     await consumer.run({
