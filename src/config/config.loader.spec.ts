@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config.error';
-import { loadConfig } from './config.loader';
+import { loadConfig, loadKafkaToolConfig } from './config.loader';
 
 const production = {
   KAFKA_BROKERS: 'kafka-1:9092,kafka-2:9092',
@@ -232,5 +232,38 @@ describe(loadConfig.name, () => {
       KAFKA_SASL_PASSWORD_FILE: join(dir, 'sasl'),
     });
     expect(config.kafka.sasl).toMatchObject({ password: 'from-file-sasl' });
+  });
+});
+
+describe(loadKafkaToolConfig.name, () => {
+  it('needs only the broker settings: no vendor key, no sender, and reads no other file', () => {
+    const config = loadKafkaToolConfig({
+      KAFKA_BROKERS: 'kafka-1:9092',
+      TOPIC_DEAD_LETTER: 'shop.dead-letters',
+      VENDOR_API_KEY_FILE: '/nonexistent/vendor-key',
+      VENDOR_RELAY_BASE_URL: 'http://vendor.example/relay/v1',
+    });
+    expect(config.kafka.brokers).toEqual(['kafka-1:9092']);
+    expect(config.kafka.groupId).toBe('mailbridge');
+    expect(config.topics.deadLetter).toBe('shop.dead-letters');
+    expect(config.topics.userSignedUp).toBe('user.signed_up.v1');
+    expect(Object.keys(config)).toEqual(['kafka', 'topics']);
+  });
+
+  it('validates the Kafka and topic settings as the service does', () => {
+    expect(() => loadKafkaToolConfig({})).toThrow(/KAFKA_BROKERS is required/);
+    let problems: string[] = [];
+    try {
+      loadKafkaToolConfig({
+        KAFKA_BROKERS: 'kafka-1:9092',
+        KAFKA_SASL_MECHANISM: 'plain',
+        TOPIC_ORDER_PLACED: 'not a topic',
+      });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.join('\n')).toMatch(/KAFKA_SASL_USERNAME is required/);
+    expect(problems.join('\n')).toMatch(/TOPIC_ORDER_PLACED/);
+    expect(problems.join('\n')).not.toMatch(/VENDOR|SENDER/);
   });
 });

@@ -15,6 +15,26 @@ type Env = Record<string, string | undefined>;
  * listing every missing or malformed variable; values are never echoed, so keys stay out of it.
  */
 export function loadConfig(env: Env = process.env): AppConfig {
+  return load(env, () => true);
+}
+
+/** The settings a command-line tool needs to reach the service's broker and topics. */
+export type KafkaToolConfig = Pick<AppConfig, 'kafka' | 'topics'>;
+
+/**
+ * The Kafka settings (`KAFKA_*`) and topic names (`TOPIC_*`) alone, validated as `loadConfig`
+ * validates them, for a tool run beside the service (`npm run redrive`): the vendor's keys and
+ * the other settings are neither required nor read, their files included.
+ */
+export function loadKafkaToolConfig(env: Env = process.env): KafkaToolConfig {
+  const { kafka, topics } = load(
+    env,
+    (name) => name === 'MAILBRIDGE_MODE' || name.startsWith('KAFKA_') || name.startsWith('TOPIC_'),
+  );
+  return { kafka, topics };
+}
+
+function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   const problems: string[] = [];
   const unreadable = new Set<string>();
   const fromFile = new Set<string>();
@@ -27,7 +47,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   raw.MAILBRIDGE_MODE = mode;
   for (const name of variablesReadableFromFile(EnvironmentVariables)) {
     const file = env[`${name}_FILE`];
-    if (!file) continue;
+    if (!file || !inScope(name)) continue;
     if (env[name]) {
       problems.push(`${name} and ${name}_FILE are both set; set one`);
       continue;
@@ -45,8 +65,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const vars = plainToInstance(EnvironmentVariables, raw);
   const invalid = validateSync(vars, { forbidUnknownValues: true });
-  problems.push(...invalid.filter((e) => !unreadable.has(e.property)).flatMap(describe));
-  problems.push(...checkInsecureUrls(vars));
+  problems.push(
+    ...invalid.filter((e) => !unreadable.has(e.property) && inScope(e.property)).flatMap(describe),
+  );
+  if (inScope('VENDOR_RELAY_BASE_URL')) problems.push(...checkInsecureUrls(vars));
   problems.push(...checkKafkaSecurity(vars, { fromFile, unreadable }));
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);

@@ -41,7 +41,10 @@ export function logCreator() {
 }
 
 /** `overrides` replace the defaults below, for a client with other needs (the broker probe). */
-export function createKafka(config: AppConfig, overrides: Partial<KafkaConfig> = {}): Kafka {
+export function createKafka(
+  config: Pick<AppConfig, 'kafka'>,
+  overrides: Partial<KafkaConfig> = {},
+): Kafka {
   return new Kafka({
     clientId: config.kafka.clientId,
     brokers: config.kafka.brokers,

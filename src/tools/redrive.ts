@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError } from '../config/config.error';
-import { loadConfig } from '../config/config.loader';
+import { loadKafkaToolConfig } from '../config/config.loader';
 import { createKafka } from '../kafka/kafka.provider';
 import { parseRedriveOptions, RedriveUsageError, USAGE } from './redrive/redrive-options';
 import { Redriver, type RedriveSummary } from './redrive/redriver';
@@ -20,7 +20,7 @@ export async function runRedrive(
     print(USAGE);
     return undefined;
   }
-  const config = loadConfig(env);
+  const config = loadKafkaToolConfig(env);
   const kafka = createKafka(config, { clientId: `${config.kafka.clientId}-redrive` });
   return new Redriver(kafka, config, options, print).redrive();
 }

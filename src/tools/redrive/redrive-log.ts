@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type { AppConfig } from '../../config/app-config';
+import type { KafkaToolConfig } from '../../config/config.loader';
 import { waitForLeaders } from '../../kafka/kafka.provider';
 
 /** The redrive log's name when `--log-topic` is not given: beside the dead-letter topic. */
@@ -40,7 +40,7 @@ export async function logTopicExists(kafka: Kafka, topic: string): Promise<boole
  * Creates the log topic when it is missing: one partition, compacted (one entry per dead letter
  * is all it needs to keep, for as long as the dead letters exist).
  */
-export async function ensureLogTopic(kafka: Kafka, topic: string, config: AppConfig) {
+export async function ensureLogTopic(kafka: Kafka, topic: string, config: KafkaToolConfig) {
   const admin = kafka.admin();
   await admin.connect();
   try {

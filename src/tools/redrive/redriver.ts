@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka, Message, Producer } from 'kafkajs';
-import type { AppConfig } from '../../config/app-config';
+import type { KafkaToolConfig } from '../../config/config.loader';
 import { DeadLetterSelection, type Candidate, type Selection } from './dead-letter-selection';
 import type { RedriveOptions } from './redrive-options';
 import {
@@ -41,7 +41,7 @@ export class Redriver {
 
   constructor(
     private readonly kafka: Kafka,
-    private readonly config: AppConfig,
+    private readonly config: KafkaToolConfig,
     private readonly options: RedriveOptions,
     private readonly print: (line: string) => void,
   ) {
