@@ -106,6 +106,15 @@ describe(buildDeadLetter.name, () => {
     });
   });
 
+  it('writes -1, as Kafka does for none, when a record has no numeric timestamp', () => {
+    const message = { ...inbound(10), timestamp: 'not a number' };
+    const h = buildDeadLetter(message, oversized, {
+      consumerGroup: GROUP,
+      limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    }).message.headers;
+    expect(h['kafka_dlt-original-timestamp']).toEqual(Buffer.alloc(8, 0xff));
+  });
+
   it('names the timestamp type the broker gave the record', () => {
     const message = { ...inbound(10), timestampType: 'LogAppendTime' as const };
     const h = buildDeadLetter(message, oversized, {

@@ -211,7 +211,10 @@ function errorHeadersOf(
     [DLT_HEADERS.originalTopic]: message.topic,
     [DLT_HEADERS.originalPartition]: encodeInt32(message.partition),
     [DLT_HEADERS.originalOffset]: encodeInt64(message.offset),
-    [DLT_HEADERS.originalTimestamp]: encodeInt64(message.timestamp),
+    // Kafka always gives a number; anything else must not keep the record from its dead letter.
+    [DLT_HEADERS.originalTimestamp]: encodeInt64(
+      /^-?\d{1,19}$/.test(message.timestamp) ? message.timestamp : -1,
+    ),
     [DLT_HEADERS.originalTimestampType]: message.timestampType ?? 'CreateTime',
     [DLT_HEADERS.originalConsumerGroup]: consumerGroup,
     [DLT_HEADERS.exceptionFqcn]: exceptionFqcn(error.name, error.code),
