@@ -1,40 +1,19 @@
 import type { IHeaders } from 'kafkajs';
+import { DEAD_LETTER_HEADERS, type DeadLetterHeader } from './kafka-headers';
 
 /**
- * The headers a dead letter carries beside the original record's own, under the names Spring
- * Kafka's `DeadLetterPublishingRecoverer` writes (`KafkaHeaders.DLT_*`), so that tools built for
- * Spring-based consumers read mailbridge's dead letters as they read their own. The encoding is
- * Spring's too: partition a 4-byte big-endian int, offset and timestamp 8-byte big-endian longs
- * (Java's `ByteBuffer.putInt` / `putLong`), everything else UTF-8 text.
+ * The names of the headers a dead letter carries beside the original record's own, under the names
+ * Spring Kafka's `DeadLetterPublishingRecoverer` writes (`KafkaHeaders.DLT_*`), so that tools built
+ * for Spring-based consumers read mailbridge's dead letters as they read their own. The encoding
+ * is Spring's too: partition a 4-byte big-endian int, offset and timestamp 8-byte big-endian longs
+ * (Java's `ByteBuffer.putInt` / `putLong`), everything else UTF-8 text. Names, encodings and
+ * descriptions are declared once, in `DEAD_LETTER_HEADERS` (which the AsyncAPI document reads).
+ * `kafka_dlt-exception-fqcn` is a stable, class-like name per kind of failure
+ * (`mailbridge.InvalidEventError.<code>`), so a tool that groups by exception class groups by cause.
  */
-export const DLT_HEADERS = {
-  originalTopic: 'kafka_dlt-original-topic',
-  /** 4-byte big-endian signed int. */
-  originalPartition: 'kafka_dlt-original-partition',
-  /** 8-byte big-endian signed long. */
-  originalOffset: 'kafka_dlt-original-offset',
-  /** 8-byte big-endian signed long: milliseconds since the epoch. */
-  originalTimestamp: 'kafka_dlt-original-timestamp',
-  /** `CreateTime` or `LogAppendTime`, as Kafka's `TimestampType.toString()` spells them. */
-  originalTimestampType: 'kafka_dlt-original-timestamp-type',
-  originalConsumerGroup: 'kafka_dlt-original-consumer-group',
-  /**
-   * A stable, class-like name per kind of failure: `mailbridge.InvalidEventError.<code>`, e.g.
-   * `mailbridge.InvalidEventError.UNKNOWN_TYPE`, so a tool that groups by exception class groups
-   * by cause.
-   */
-  exceptionFqcn: 'kafka_dlt-exception-fqcn',
-  /** Names fields and rules, never values. */
-  exceptionMessage: 'kafka_dlt-exception-message',
-  /** mailbridge's own: the dead-letter code (`UNPARSEABLE`, `INVALID`, …; see the README). */
-  errorCode: 'mailbridge_dlt-error-code',
-  /** `reference`: the value is a JSON reference to the original, which did not fit. */
-  valueReplaced: 'mailbridge_dlt-value-replaced',
-  /** `true`: the original headers did not fit and were left out. */
-  headersDropped: 'mailbridge_dlt-headers-dropped',
-  /** `true`: the original key did not fit and was left out. */
-  keyDropped: 'mailbridge_dlt-key-dropped',
-} as const;
+export const DLT_HEADERS = Object.fromEntries(
+  Object.entries(DEAD_LETTER_HEADERS).map(([key, header]) => [key, header.name]),
+) as { readonly [K in DeadLetterHeader]: (typeof DEAD_LETTER_HEADERS)[K]['name'] };
 
 /** Names of the error headers mailbridge wrote before it used Spring Kafka's (`dlq-*`). */
 export const LEGACY_DLQ_HEADER_PREFIX = 'dlq-';

@@ -140,7 +140,9 @@ export const DEAD_LETTER_HEADERS = {
   },
   exceptionFqcn: {
     name: 'kafka_dlt-exception-fqcn',
-    description: 'The error class, e.g. `InvalidEventError`.',
+    description:
+      'The kind of failure, as a stable class-like name `mailbridge.<error class>.<code>`, e.g. ' +
+      '`mailbridge.InvalidEventError.UNKNOWN_TYPE`.',
     encoding: 'utf8',
   },
   exceptionMessage: {
@@ -182,6 +184,7 @@ export const REQUIRED_DEAD_LETTER_HEADERS: readonly DeadLetterHeader[] = [
   'originalOffset',
   'originalTimestamp',
   'originalTimestampType',
+  'originalConsumerGroup',
   'exceptionFqcn',
   'exceptionMessage',
   'errorCode',

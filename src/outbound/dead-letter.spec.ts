@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import Ajv from 'ajv';
 import { KafkaJSNonRetriableError, KafkaJSProtocolError } from 'kafkajs';
+import { contractSchemas, DEAD_LETTER_HEADERS_SCHEMA } from '../contracts/contract-schemas';
 import { DLT_HEADERS, readDeadLetterHeaders } from '../contracts/dead-letter-headers';
+import { DEAD_LETTER_HEADERS } from '../contracts/kafka-headers';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InvalidEventError } from '../inbound/invalid-event.error';
 import {
@@ -72,6 +75,32 @@ describe(buildDeadLetter.name, () => {
       'mailbridge_dlt-error-code': 'OVERSIZED',
     });
     expect(letter.message.headers[DLT_HEADERS.valueReplaced]).toBeUndefined();
+  });
+
+  it('writes the headers the AsyncAPI document and schemas/ publish, in their encodings', () => {
+    const published = contractSchemas().find((c) => c.name === DEAD_LETTER_HEADERS_SCHEMA)!;
+    const validate = new Ajv({ strict: false }).compile(published.schema);
+    const width = { 'int32-big-endian': 4, 'int64-big-endian': 8 } as const;
+    for (const limitBytes of [KAFKA_DEFAULT_MAX_MESSAGE_BYTES, 2_000]) {
+      const { headers } = buildDeadLetter(inbound(5000, { 'x-origin': 'test' }), oversized, {
+        consumerGroup: GROUP,
+        limitBytes,
+      }).message;
+      const asText = Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name, String(value)]),
+      );
+      expect(validate(asText) ? [] : validate.errors).toEqual([]);
+      for (const header of Object.values(DEAD_LETTER_HEADERS)) {
+        const value = headers[header.name];
+        if (value === undefined) continue;
+        if (header.encoding === 'utf8') expect(typeof value === 'string').toBe(true);
+        else
+          expect([header.name, (value as Buffer).length]).toEqual([
+            header.name,
+            width[header.encoding],
+          ]);
+      }
+    }
   });
 
   it("writes Spring Kafka's header names in its encoding: big-endian int and longs, UTF-8 text", () => {
