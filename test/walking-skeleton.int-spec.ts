@@ -89,7 +89,7 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
 
     const [result] = await waitFor(
       () => {
-        const sent = collector.json<EmailCampaignSentV1>(topics.sent);
+        const sent = collector.results<EmailCampaignSentV1>(topics.sent);
         return sent.length > 0 ? sent : undefined;
       },
       { what: 'email.campaign.sent.v1' },
@@ -133,7 +133,7 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
     expect(result).toMatchObject({
       type: 'email.campaign.sent.v1',
       source: 'mailbridge',
-      correlationId: eventId,
+      sourceeventid: eventId,
       data: {
         sourceEventId: eventId,
         sourceEventType: 'user.signed_up.v1',

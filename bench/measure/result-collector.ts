@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, IHeaders, Kafka } from 'kafkajs';
 
 /** What a phase left on one result topic. */
 export interface TopicTally {
@@ -59,7 +59,7 @@ export class ResultCollector {
             this.perSecond.set(second, (this.perSecond.get(second) ?? 0) + 1);
           }
           if (this.options.sentAt || this.options.checkDuplicates)
-            this.inspect(batch.topic, ts, message.value);
+            this.inspect(batch.topic, ts, message.value, message.headers);
         }
         for (const listener of this.listeners) listener();
         return Promise.resolve();
@@ -102,21 +102,27 @@ export class ResultCollector {
     await this.consumer?.disconnect();
   }
 
-  private inspect(topic: string, ts: number, value: Buffer | null): void {
-    let correlationId: unknown;
-    try {
-      correlationId = (JSON.parse(value?.toString() ?? 'null') as { correlationId?: unknown })
-        ?.correlationId;
-    } catch {
-      return;
+  /**
+   * Reads the source event id of a CloudEvents result: the `ce_sourceeventid` header in binary
+   * mode, the `sourceeventid` attribute of the JSON value in structured mode.
+   */
+  private inspect(topic: string, ts: number, value: Buffer | null, headers?: IHeaders): void {
+    let sourceEventId: unknown = headers?.ce_sourceeventid?.toString();
+    if (sourceEventId === undefined) {
+      try {
+        sourceEventId = (JSON.parse(value?.toString() ?? 'null') as { sourceeventid?: unknown })
+          ?.sourceeventid;
+      } catch {
+        return;
+      }
     }
-    if (typeof correlationId !== 'string') return;
+    if (typeof sourceEventId !== 'string') return;
     if (this.options.checkDuplicates) {
-      const key = `${topic}\u0000${correlationId}`;
+      const key = `${topic}\u0000${sourceEventId}`;
       if (this.seen.has(key)) this.duplicates += 1;
       else this.seen.add(key);
     }
-    const sent = this.options.sentAt?.get(correlationId);
+    const sent = this.options.sentAt?.get(sourceEventId);
     if (sent !== undefined) this.latenciesMs.push(ts - sent);
   }
 }

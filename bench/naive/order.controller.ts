@@ -59,12 +59,16 @@ export class OrderController {
     );
     const result = (type: string, data: object) => ({
       key: orderId,
+      // A structured-mode CloudEvent, as mailbridge writes results with RESULT_EVENT_MODE=structured.
+      headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' },
       value: {
         id: `${event.id}:${type}`,
         type,
         source: 'naive',
         time: new Date().toISOString(),
-        correlationId: event.id,
+        specversion: '1.0',
+        datacontenttype: 'application/json',
+        sourceeventid: event.id,
         data,
       },
     });

@@ -47,12 +47,16 @@ export class SignupController {
     await lastValueFrom(
       this.results.emit(naiveConfig.topics.campaignSent, {
         key: event.data.userId,
+        // A structured-mode CloudEvent, as mailbridge writes results with RESULT_EVENT_MODE=structured.
+        headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' },
         value: {
           id: `${event.id}:welcome`,
           type: 'email.campaign.sent.v1',
           source: 'naive',
           time: new Date().toISOString(),
-          correlationId: event.id,
+          specversion: '1.0',
+          datacontenttype: 'application/json',
+          sourceeventid: event.id,
           data: { sourceEventId: event.id, requestId: sent.requestId, recipientCount: 1 },
         },
       }),

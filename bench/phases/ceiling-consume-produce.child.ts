@@ -28,14 +28,19 @@ async function main(): Promise<void> {
       firstAt ||= Date.now();
       const messages = batch.messages.map((message) => {
         const event = JSON.parse(message.value?.toString() ?? '{}') as { id?: string };
+        // A binary-mode CloudEvent, as mailbridge writes its results by default.
         return {
           key: message.key,
-          value: JSON.stringify({
-            id: randomUUID(),
-            type: 'bench.result.v1',
-            correlationId: event.id,
-            ok: true,
-          }),
+          value: JSON.stringify({ ok: true }),
+          headers: {
+            ce_specversion: '1.0',
+            ce_id: randomUUID(),
+            ce_source: 'bench-ceiling',
+            ce_type: 'bench.result.v1',
+            ce_time: new Date().toISOString(),
+            ce_sourceeventid: event.id ?? '',
+            'content-type': 'application/json',
+          },
         };
       });
       await producer.send({ topic: resultTopic, acks: -1, messages });

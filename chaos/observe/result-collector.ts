@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, IHeaders, Kafka } from 'kafkajs';
 
 /** One result record as the harness keeps it. */
 export interface ResultRecord {
@@ -14,8 +14,9 @@ export interface ResultRecord {
   errorCode?: string;
 }
 
+/** A result's attributes and data, from either CloudEvents content mode. */
 interface ResultShape {
-  correlationId?: unknown;
+  sourceeventid?: unknown;
   type?: unknown;
   id?: unknown;
   data?: {
@@ -83,7 +84,7 @@ export class ResultCollector {
             position,
             Math.max(this.positions.get(position) ?? -1, Number(message.offset)),
           );
-          this.add(batch.topic, Number(message.timestamp), message.value);
+          this.add(batch.topic, Number(message.timestamp), message.value, message.headers);
         }
         return Promise.resolve();
       },
@@ -117,10 +118,14 @@ export class ResultCollector {
     });
   }
 
-  private add(topic: string, ts: number, value: Buffer | null): void {
+  private add(topic: string, ts: number, value: Buffer | null, headers?: IHeaders): void {
     let result: ResultShape;
     try {
-      result = JSON.parse(value?.toString('utf8') ?? 'null') as ResultShape;
+      const json = JSON.parse(value?.toString('utf8') ?? 'null') as unknown;
+      result =
+        topic !== this.topics.deadLetter && headers?.ce_specversion !== undefined
+          ? binaryResult(headers, json)
+          : (json as ResultShape);
     } catch {
       this.unreadable++;
       return;
@@ -140,13 +145,13 @@ export class ResultCollector {
       return;
     }
     const data = result?.data;
-    if (typeof result?.correlationId !== 'string' || typeof data?.template !== 'string') {
+    if (typeof result?.sourceeventid !== 'string' || typeof data?.template !== 'string') {
       this.unreadable++;
       return;
     }
     const type = typeof result.type === 'string' ? result.type : topic;
     const errorCode = typeof data.errorCode === 'string' ? data.errorCode : undefined;
-    this.push(actionKey(result.correlationId, data.template), {
+    this.push(actionKey(result.sourceeventid, data.template), {
       topic,
       ts,
       type,
@@ -161,4 +166,15 @@ export class ResultCollector {
     if (list) list.push(record);
     else this.byAction.set(key, [record]);
   }
+}
+
+/** A binary-mode result: its attributes in `ce_` headers, its data the value. */
+function binaryResult(headers: IHeaders, data: unknown): ResultShape {
+  const header = (name: string) => headers[name]?.toString();
+  return {
+    id: header('ce_id'),
+    type: header('ce_type'),
+    sourceeventid: header('ce_sourceeventid'),
+    data: data as ResultShape['data'],
+  };
 }

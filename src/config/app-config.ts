@@ -35,6 +35,12 @@ function sectionsFrom(env: EnvironmentVariables) {
       dispatchFailed: env.TOPIC_DISPATCH_FAILED,
       deadLetter: env.TOPIC_DEAD_LETTER,
     },
+    results: {
+      /** CloudEvents content mode of every result (`binary` or `structured`). */
+      mode: env.RESULT_EVENT_MODE,
+      /** Every result's CloudEvents `source`. */
+      source: env.RESULT_EVENT_SOURCE,
+    },
     vendor: {
       relayBaseUrl: env.VENDOR_RELAY_BASE_URL.replace(/\/+$/, ''),
       baseUrl: env.VENDOR_BASE_URL.replace(/\/+$/, ''),
@@ -117,6 +123,7 @@ function sectionsFrom(env: EnvironmentVariables) {
 export type AppConfigSections = ReturnType<typeof sectionsFrom>;
 export type KafkaConfig = AppConfigSections['kafka'];
 export type TopicsConfig = AppConfigSections['topics'];
+export type ResultsConfig = AppConfigSections['results'];
 export type VendorConfig = AppConfigSections['vendor'];
 export type SenderConfig = AppConfigSections['sender'];
 export type ConsumerConfig = AppConfigSections['consumer'];
@@ -132,6 +139,7 @@ export class AppConfig implements AppConfigSections {
   readonly httpPort!: number;
   readonly kafka!: KafkaConfig;
   readonly topics!: TopicsConfig;
+  readonly results!: ResultsConfig;
   readonly vendor!: VendorConfig;
   readonly sender!: SenderConfig;
   readonly consumer!: ConsumerConfig;

@@ -189,6 +189,23 @@ describe(loadConfig.name, () => {
     ]);
   });
 
+  it('publishes results as binary-mode CloudEvents from source mailbridge unless set', () => {
+    expect(loadConfig(production).results).toEqual({ mode: 'binary', source: 'mailbridge' });
+    expect(
+      loadConfig({
+        ...production,
+        RESULT_EVENT_MODE: 'structured',
+        RESULT_EVENT_SOURCE: '//shop.example/services/mailbridge',
+      }).results,
+    ).toEqual({ mode: 'structured', source: '//shop.example/services/mailbridge' });
+    expect(
+      problemsOf({ ...production, RESULT_EVENT_MODE: 'json', RESULT_EVENT_SOURCE: 'mail bridge' }),
+    ).toEqual([
+      expect.stringContaining('RESULT_EVENT_MODE'),
+      expect.stringContaining('RESULT_EVENT_SOURCE must be a URI-reference'),
+    ]);
+  });
+
   it('reads the liveness stall limit, five minutes unless set', () => {
     expect(loadConfig(production).consumer.livenessStallMs).toBe(300_000);
     expect(loadConfig({ ...production, LIVENESS_STALL_MS: '60000' }).consumer.livenessStallMs).toBe(

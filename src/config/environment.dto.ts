@@ -10,11 +10,17 @@ import {
   IsUrl,
   Matches,
   Max,
+  MaxLength,
   Min,
   ValidateIf,
 } from 'class-validator';
 import { Default, LocalDefault, MODES, ReadableFromFile, type Mode } from './default.decorator';
 import { SANDBOX_API_KEY, SANDBOX_PORT, SANDBOX_RELAY_ACCESS_TOKEN } from './sandbox-defaults';
+import {
+  DEFAULT_RESULT_SOURCE,
+  RESULT_EVENT_MODES,
+  type ResultEventMode,
+} from '../contracts/result-event';
 
 export const TOKEN_FORMS = ['bare', 'token-prefix'] as const;
 export type TokenForm = (typeof TOKEN_FORMS)[number];
@@ -49,6 +55,8 @@ export type StartPosition = (typeof START_POSITIONS)[number];
 const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
 const BROKER_LIST = /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/;
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+/** RFC 3986 characters, every `%` starting a two-digit escape: what a CloudEvents `source` may be. */
+const URI_REFERENCE = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
 const url = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const usesPassword = (mechanism: SaslMechanism) =>
   mechanism !== 'none' && mechanism !== 'oauthbearer';
@@ -244,6 +252,20 @@ export class EnvironmentVariables {
   @Default('mailbridge.dead-letter.v1')
   @Matches(TOPIC)
   TOPIC_DEAD_LETTER!: string;
+
+  /** CloudEvents content mode of the results: `ce_` headers (binary) or one JSON document. */
+  @Default('binary')
+  @IsIn(RESULT_EVENT_MODES)
+  RESULT_EVENT_MODE!: ResultEventMode;
+
+  /** The results' CloudEvents `source`: a URI-reference naming this service. */
+  @Default(DEFAULT_RESULT_SOURCE)
+  @MaxLength(1000)
+  @Matches(URI_REFERENCE, {
+    message:
+      'RESULT_EVENT_SOURCE must be a URI-reference (e.g. mailbridge or /services/mailbridge)',
+  })
+  RESULT_EVENT_SOURCE!: string;
 
   @Default('https://api.tinyemail.com/relay/v1', {
     local: `http://127.0.0.1:${SANDBOX_PORT}/relay/v1`,

@@ -16,7 +16,7 @@ const source: EventEnvelope = {
   time: '2026-11-21T10:00:00Z',
 };
 const at = new Date('2026-11-21T10:00:01.000Z');
-const result = (outcome: ActionOutcome) => resultFor(source, 'welcome', outcome, at);
+const result = (outcome: ActionOutcome) => resultFor(source, 'welcome', outcome, at, 'mailbridge');
 const failed = (errorCode: string, more: Partial<ActionOutcome> = {}): ActionOutcome =>
   ({ status: 'failed', errorCode, message: 'why', ...more }) as ActionOutcome;
 
@@ -38,11 +38,13 @@ const created: ActionOutcome = {
 describe('resultFor', () => {
   it('turns a sent outcome into email.campaign.sent.v1, the first request id as requestId', () => {
     expect(result(sent)).toEqual({
+      specversion: '1.0',
       id: expect.stringMatching(/^[0-9a-f]{32}$/) as string,
       type: EMAIL_CAMPAIGN_SENT_V1,
       source: 'mailbridge',
       time: '2026-11-21T10:00:01.000Z',
-      correlationId: 'evt-1',
+      datacontenttype: 'application/json',
+      sourceeventid: 'evt-1',
       data: {
         sourceEventId: 'evt-1',
         sourceEventType: 'user.signed_up.v1',
@@ -58,6 +60,12 @@ describe('resultFor', () => {
     });
   });
 
+  it('names the configured source', () => {
+    expect(resultFor(source, 'welcome', sent, at, '//shop.example/mailbridge').source).toBe(
+      '//shop.example/mailbridge',
+    );
+  });
+
   it('turns a created outcome into email.contact_list.created.v1', () => {
     expect(result({ ...created, ambiguous: true })).toMatchObject({
       type: EMAIL_CONTACT_LIST_CREATED_V1,
@@ -71,8 +79,8 @@ describe('resultFor', () => {
   });
 
   it('gives the same id for the same source event and template, another for another template', () => {
-    const later = resultFor(source, 'welcome', sent, new Date());
-    const other = resultFor(source, 'order-confirmation', sent, at);
+    const later = resultFor(source, 'welcome', sent, new Date(), '/elsewhere');
+    const other = resultFor(source, 'order-confirmation', sent, at, 'mailbridge');
     expect(later.id).toBe(result(sent).id);
     expect(other.id).not.toBe(result(sent).id);
     expect(result(failed('VENDOR_REJECTED')).id).not.toBe(result(sent).id);

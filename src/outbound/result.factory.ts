@@ -14,26 +14,30 @@ import {
   type EmailDispatchFailedV1,
 } from '../contracts/email-dispatch-failed.v1';
 import type { EventEnvelope } from '../contracts/event-envelope';
-import { RESULT_SOURCE, resultEventId } from '../contracts/result-event';
+import { resultEventId } from '../contracts/result-event';
 import type { TopicsConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 
 export type ResultEventOf = EmailCampaignSentV1 | EmailContactListCreatedV1 | EmailDispatchFailedV1;
 
 /**
- * The result event for an outcome. Built from the stored outcome alone, so a redelivered event
- * gets a result identical to the first one (same id), not a second, different one.
+ * The result event (a CloudEvent) for an outcome. Built from the stored outcome alone, so a
+ * redelivered event gets a result identical to the first one (same id), not a second, different
+ * one. `resultSource`: the results' CloudEvents `source` (`RESULT_EVENT_SOURCE`).
  */
 export function resultFor(
   source: EventEnvelope,
   template: string,
   outcome: ActionOutcome,
   time: Date,
+  resultSource: string,
 ): ResultEventOf {
   const base = {
-    source: RESULT_SOURCE,
+    specversion: '1.0',
+    source: resultSource,
     time: time.toISOString(),
-    correlationId: source.id,
+    datacontenttype: 'application/json',
+    sourceeventid: source.id,
   } as const;
   const origin = { sourceEventId: source.id, sourceEventType: source.type, template };
   switch (outcome.status) {

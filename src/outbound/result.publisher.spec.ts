@@ -85,13 +85,13 @@ describe(ResultPublisher.name, () => {
   it('sends records published together in few produce requests, each well under 1 MiB', async () => {
     const batches: ProducerBatch[] = [];
     const publisher = new ResultPublisher(fakeKafka(batches), config, new Tracing());
-    const value = { padding: 'x'.repeat(1000) };
+    const value = JSON.stringify({ padding: 'x'.repeat(1000) });
     await Promise.all(
       Array.from({ length: 1500 }, (_, i) =>
         publisher.publish(i % 2 ? 'a' : 'b', {
           key: `k${i}`,
           value,
-          headers: { 'correlation-id': `e${i}` },
+          headers: { 'content-type': 'application/json', 'x-record': `e${i}` },
         }),
       ),
     );
@@ -105,7 +105,7 @@ describe(ResultPublisher.name, () => {
     expect(Math.max(...sizes)).toBeLessThan(512 * 1024);
     const all = batches.flatMap((b) => (b.topicMessages ?? []).flatMap((t) => t.messages));
     expect(all).toHaveLength(1500);
-    expect(all[0].headers).toEqual({ 'content-type': 'application/json', 'correlation-id': 'e0' });
+    expect(all[0].headers).toEqual({ 'content-type': 'application/json', 'x-record': 'e0' });
   });
 
   it('rejects every record of a failed produce request, so none is committed', async () => {
@@ -116,7 +116,9 @@ describe(ResultPublisher.name, () => {
       }),
     } as unknown as Kafka;
     const publisher = new ResultPublisher(kafka, config, new Tracing());
-    await expect(publisher.publish('a', { key: null, value: {} })).rejects.toThrow('broker down');
+    await expect(publisher.publish('a', { key: null, value: '{}', headers: {} })).rejects.toThrow(
+      'broker down',
+    );
   });
 
   describe('deadLetter', () => {

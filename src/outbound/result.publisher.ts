@@ -17,6 +17,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { EventEnvelope } from '../contracts/event-envelope';
+import { encodeResult } from './result-encoding';
 import { resultFor, resultTopic } from './result.factory';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { PRODUCER_MAX_IN_FLIGHT_REQUESTS, PRODUCER_RETRY } from '../kafka/kafka-tuning';
@@ -29,10 +30,11 @@ import {
 import { DeadLetterLimit } from './dead-letter-limit';
 import { Tracing } from '../tracing/tracing';
 
+/** A record as it goes on Kafka: the value already encoded, `content-type` among the headers. */
 export interface OutboundRecord {
   key: Buffer | string | null;
-  value: object;
-  headers?: IHeaders;
+  value: string;
+  headers: IHeaders;
 }
 
 const MAX_RECORDS_PER_FLUSH = 2_000;
@@ -76,8 +78,8 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Publishes the result event of one action's outcome, on the topic for its kind, keyed and
-   * traced like the event it answers.
+   * Publishes the result event of one action's outcome, a CloudEvent in `RESULT_EVENT_MODE`, on
+   * the topic for its kind, keyed and traced like the event it answers.
    */
   publishResult(
     event: EventEnvelope,
@@ -85,13 +87,19 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     outcome: ActionOutcome,
     source: { key: Buffer | null; headers: IHeaders; trace?: Context },
   ): Promise<void> {
-    const result = resultFor(event, template, outcome, new Date());
+    const { mode, source: resultSource } = this.config.results;
+    const result = resultFor(event, template, outcome, new Date(), resultSource);
     const topic = resultTopic(outcome, this.config.topics);
+    const encoded = encodeResult(result, mode);
     const send = this.tracing.produce(source.trace, topic, {
       ...source.headers,
-      'correlation-id': event.id,
+      ...encoded.headers,
     });
-    return this.publish(topic, { key: source.key, value: result, headers: send.headers }).then(
+    return this.publish(topic, {
+      key: source.key,
+      value: encoded.value,
+      headers: send.headers,
+    }).then(
       () => send.end(),
       (error: unknown) => {
         send.end(error);
@@ -106,12 +114,8 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
     return new Promise((resolve, reject) => {
-      const message: Message = {
-        key: record.key,
-        value: JSON.stringify(record.value),
-        headers: { 'content-type': 'application/json', ...record.headers },
-      };
-      const bytes = (message.value as string).length + 256; // headers and framing, roughly
+      const message: Message = { key: record.key, value: record.value, headers: record.headers };
+      const bytes = Buffer.byteLength(record.value) + 512; // headers and framing, roughly
       this.queue.push({ topic, message, bytes, resolve, reject });
       if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
       else if (!this.flushScheduled) {

@@ -1,10 +1,20 @@
 import { parseArgs } from 'node:util';
+import {
+  CloudEvent,
+  Kafka as CloudEventsKafka,
+  type KafkaMessage as CloudEventsMessage,
+} from 'cloudevents';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { readDeadLetterHeaders } from '../contracts/dead-letter-headers';
 
+const DEAD_LETTER_TOPIC = 'mailbridge.dead-letter.v1';
+
 /**
- * `npm run results -- [--brokers host:port] [--topics a,b]`: prints every result event (and dead
- * letter) from the beginning of the topics, then follows new ones until Ctrl-C.
+ * `npm run results -- [--brokers host:port] [--topics a,b] [--dead-letter-topic t]`: prints every
+ * result event (and dead letter) from the beginning of the topics, then follows new ones until
+ * Ctrl-C. Results are CloudEvents in either content mode; each is decoded by the CloudEvents
+ * SDK and printed as one structured JSON document. Dead letters, and records that are not
+ * CloudEvents, are printed as their value, as stored.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -15,6 +25,7 @@ async function main(): Promise<void> {
         default:
           'email.campaign.sent.v1,email.contact_list.created.v1,email.dispatch.failed.v1,mailbridge.dead-letter.v1',
       },
+      'dead-letter-topic': { type: 'string', default: DEAD_LETTER_TOPIC },
     },
   });
   const kafka = new Kafka({
@@ -27,8 +38,9 @@ async function main(): Promise<void> {
   await consumer.subscribe({ topics: values.topics.split(','), fromBeginning: true });
   await consumer.run({
     eachMessage: ({ topic, message }) => {
+      const shown = topic === values['dead-letter-topic'] ? undefined : asCloudEvent(message);
       console.log(
-        `${topic} key=${message.key?.toString() ?? ''}${deadLetterLine(message)}\n  ${message.value?.toString() ?? ''}`,
+        `${topic} key=${message.key?.toString() ?? ''}${deadLetterLine(message)}\n  ${shown ?? message.value?.toString() ?? ''}`,
       );
       return Promise.resolve();
     },
@@ -51,6 +63,25 @@ function deadLetterLine(message: KafkaMessage): string {
     `\n  dead letter of ${info.originalTopic}/${info.originalPartition}@${info.originalOffset}: ` +
     `${info.errorCode ?? info.exceptionFqcn ?? '?'} ${info.exceptionMessage ?? ''}`
   );
+}
+
+/** The record as a CloudEvent in structured JSON, or undefined when it is not one. */
+function asCloudEvent(message: KafkaMessage): string | undefined {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    if (value !== undefined) headers[name] = String(Array.isArray(value) ? value[0] : value);
+  }
+  const record = { key: message.key?.toString(), value: message.value?.toString(), headers };
+  const candidate = record as unknown as CloudEventsMessage<unknown>;
+  if (!CloudEventsKafka.isEvent(candidate)) return undefined;
+  try {
+    const event = CloudEventsKafka.toEvent(candidate) as CloudEvent<unknown>;
+    const { partitionkey, ...attributes } = event.toJSON();
+    void partitionkey;
+    return JSON.stringify(attributes);
+  } catch {
+    return undefined;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -160,15 +160,15 @@ async function expectBothResults(
   const sent = await waitFor(
     () => {
       const results = collector
-        .json<EmailCampaignSentV1>(topics.sent)
-        .filter((r) => ours.has(r.correlationId));
+        .results<EmailCampaignSentV1>(topics.sent)
+        .filter((r) => ours.has(r.sourceeventid));
       return results.length >= 2 ? results : undefined;
     },
     { timeoutMs: 60_000, what: 'two email.campaign.sent.v1 results' },
   ).catch(async (error: Error) => {
     throw new Error(`${error.message}\n${await logsOnTimeout()}`);
   });
-  expect(sent.map((r) => [r.correlationId, r.data.sourceEventType]).sort()).toEqual(
+  expect(sent.map((r) => [r.sourceeventid, r.data.sourceEventType]).sort()).toEqual(
     [
       [user.id, 'user.signed_up.v1'],
       [placed.id, 'order.placed.v1'],

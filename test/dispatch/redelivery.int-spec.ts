@@ -80,7 +80,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   let published: unknown[] = [];
   const publisher = {
     publishResult: (event: InboundEvent, template: string, outcome: ActionOutcome) => {
-      published.push(resultFor(event, template, outcome, new Date()));
+      published.push(resultFor(event, template, outcome, new Date(), 'mailbridge'));
       return Promise.resolve();
     },
   } as unknown as ResultPublisher;

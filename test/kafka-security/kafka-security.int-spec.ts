@@ -92,8 +92,8 @@ describe('Kafka security against a real broker', () => {
     waitFor(
       () =>
         fixture.collector
-          .json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT)
-          .find((r) => r.correlationId === eventId),
+          .results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT)
+          .find((r) => r.sourceeventid === eventId),
       { timeoutMs: 60_000, what: `the result of ${eventId}` },
     );
 

@@ -26,7 +26,7 @@ describe('batching: 1,000 user.signed_up.v1 events', () => {
     });
     const results = await waitFor(
       () => {
-        const sent = fixture.collector.json<EmailCampaignSentV1>(
+        const sent = fixture.collector.results<EmailCampaignSentV1>(
           fixture.topics.TOPIC_CAMPAIGN_SENT,
         );
         return sent.length >= events.length ? sent : undefined;
@@ -53,7 +53,7 @@ describe('batching: 1,000 user.signed_up.v1 events', () => {
     expect(campaigns.length).toBeLessThanOrEqual(2 * Math.ceil(events.length / maxRecipients));
 
     expect(results).toHaveLength(events.length);
-    const byEvent = new Map(results.map((r) => [r.correlationId, r]));
+    const byEvent = new Map(results.map((r) => [r.sourceeventid, r]));
     expect(byEvent.size).toBe(events.length);
     for (const event of events) {
       const carried = carriedBy.get(event.data.email);

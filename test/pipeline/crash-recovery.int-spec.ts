@@ -63,10 +63,10 @@ describe.each(['resend', 'fail'] as const)(
       const results = await waitFor(
         () => {
           const r = [
-            ...fixture.collector.json<Result>(t.TOPIC_CAMPAIGN_SENT),
-            ...fixture.collector.json<Result>(t.TOPIC_DISPATCH_FAILED),
+            ...fixture.collector.results<Result>(t.TOPIC_CAMPAIGN_SENT),
+            ...fixture.collector.results<Result>(t.TOPIC_DISPATCH_FAILED),
           ];
-          return new Set(r.map((x) => x.correlationId)).size >= events.length ? r : undefined;
+          return new Set(r.map((x) => x.sourceeventid)).size >= events.length ? r : undefined;
         },
         { timeoutMs: 120_000, what: 'a result for every event' },
       );
@@ -75,9 +75,9 @@ describe.each(['resend', 'fail'] as const)(
       const byEvent = new Map<string, Result>();
       const conflicting: string[] = [];
       for (const r of results) {
-        const first = byEvent.get(r.correlationId);
-        if (!first) byEvent.set(r.correlationId, r);
-        else if (first.id !== r.id) conflicting.push(r.correlationId);
+        const first = byEvent.get(r.sourceeventid);
+        if (!first) byEvent.set(r.sourceeventid, r);
+        else if (first.id !== r.id) conflicting.push(r.sourceeventid);
       }
       expect(conflicting).toEqual([]);
       expect(byEvent.size).toBe(events.length);

@@ -56,12 +56,14 @@ describe('bad input goes to the dead-letter topic and never blocks good input', 
     );
     const sent = await waitFor(
       () => {
-        const s = fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+        const s = fixture.collector.results<EmailCampaignSentV1>(
+          fixture.topics.TOPIC_CAMPAIGN_SENT,
+        );
         return s.length >= good.length ? s : undefined;
       },
       { what: 'results of the good events' },
     );
-    expect(new Set(sent.map((s) => s.correlationId))).toEqual(new Set(good.map((g) => g.id)));
+    expect(new Set(sent.map((s) => s.sourceeventid))).toEqual(new Set(good.map((g) => g.id)));
     expect(dead).toHaveLength(bad.length);
 
     for (const b of bad) {

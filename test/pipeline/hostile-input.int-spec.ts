@@ -105,8 +105,8 @@ describe('hostile input: nothing blocks a partition, nothing reaches the vendor 
     const results = await waitFor(
       () => {
         const found = [
-          ...fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT),
-          ...fixture.collector.json<EmailContactListCreatedV1>(
+          ...fixture.collector.results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT),
+          ...fixture.collector.results<EmailContactListCreatedV1>(
             fixture.topics.TOPIC_CONTACT_LIST_CREATED,
           ),
         ];
@@ -116,7 +116,7 @@ describe('hostile input: nothing blocks a partition, nothing reaches the vendor 
     );
     const perAction = new Map<string, number>();
     for (const r of results) {
-      const key = `${r.correlationId}/${r.data.template}`;
+      const key = `${r.sourceeventid}/${r.data.template}`;
       perAction.set(key, (perAction.get(key) ?? 0) + 1);
     }
     const expected = records.flatMap((r) =>
@@ -124,10 +124,10 @@ describe('hostile input: nothing blocks a partition, nothing reaches the vendor 
     );
     expect([...perAction.keys()].sort()).toEqual(expected.sort());
     expect([...perAction.values()].every((n) => n === 1)).toBe(true);
-    const failed = fixture.collector.json<EmailDispatchFailedV1>(
+    const failed = fixture.collector.results<EmailDispatchFailedV1>(
       fixture.topics.TOPIC_DISPATCH_FAILED,
     );
-    expect(failed.map((f) => `${f.correlationId}: ${f.data.errorCode}`)).toEqual([]);
+    expect(failed.map((f) => `${f.sourceeventid}: ${f.data.errorCode}`)).toEqual([]);
   });
 
   it('sent the vendor only what came from valid events, each address once per request', () => {

@@ -35,12 +35,14 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
   it('confirms every order with its own values as attributes, escaped for HTML', async () => {
     const sent = await waitFor(
       () => {
-        const r = fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+        const r = fixture.collector.results<EmailCampaignSentV1>(
+          fixture.topics.TOPIC_CAMPAIGN_SENT,
+        );
         return r.length >= orders.length ? r : undefined;
       },
       { what: 'order confirmations' },
     );
-    expect(new Set(sent.map((r) => r.correlationId))).toEqual(new Set(orders.map((o) => o.id)));
+    expect(new Set(sent.map((r) => r.sourceeventid))).toEqual(new Set(orders.map((o) => o.id)));
     expect(sent.every((r) => r.data.template === 'order-confirmation')).toBe(true);
 
     const recipients = fixture.sandbox.requests
@@ -67,7 +69,7 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
   it("creates one contact list per window holding exactly that window's customers", async () => {
     const created = await waitFor(
       () => {
-        const r = fixture.collector.json<EmailContactListCreatedV1>(
+        const r = fixture.collector.results<EmailContactListCreatedV1>(
           fixture.topics.TOPIC_CONTACT_LIST_CREATED,
         );
         return r.length >= orders.length ? r : undefined;
@@ -116,6 +118,6 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
     for (const result of created) {
       expect(result.data.listId).toBe(listIds.get(result.data.name));
     }
-    expect(new Set(created.map((r) => r.correlationId)).size).toBe(orders.length);
+    expect(new Set(created.map((r) => r.sourceeventid)).size).toBe(orders.length);
   });
 });

@@ -88,8 +88,10 @@ function deadLetterAt(fixture: PipelineFixture, offset: string): KafkaMessage | 
 async function resultsFor(fixture: PipelineFixture, ids: string[]): Promise<void> {
   await waitFor(
     () => {
-      const sent = fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
-      const done = new Set(sent.map((s) => s.correlationId));
+      const sent = fixture.collector.results<EmailCampaignSentV1>(
+        fixture.topics.TOPIC_CAMPAIGN_SENT,
+      );
+      const done = new Set(sent.map((s) => s.sourceeventid));
       return ids.every((id) => done.has(id)) ? true : undefined;
     },
     { what: 'results of the records behind the dead letter', timeoutMs: 60_000 },

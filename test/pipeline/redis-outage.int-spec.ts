@@ -63,12 +63,14 @@ describe('the idempotency store (Redis) unreachable', () => {
     );
     const results = await waitFor(
       () => {
-        const r = fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+        const r = fixture.collector.results<EmailCampaignSentV1>(
+          fixture.topics.TOPIC_CAMPAIGN_SENT,
+        );
         return r.length >= events.length ? r : undefined;
       },
       { timeoutMs: 60_000, what: 'every event sent once Redis is back' },
     );
-    expect(new Set(results.map((r) => r.correlationId))).toEqual(new Set(events.map((e) => e.id)));
+    expect(new Set(results.map((r) => r.sourceeventid))).toEqual(new Set(events.map((e) => e.id)));
     const emails = fixture.sandbox.requests.flatMap((r) =>
       (r.body as CampaignRequest).recipients.to.map((t) => t.email),
     );

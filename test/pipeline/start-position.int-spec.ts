@@ -17,9 +17,9 @@ describe('where a new consumer group starts (CONSUMER_START_FROM)', () => {
   afterAll(() => fixture.stop());
 
   const results = () =>
-    fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+    fixture.collector.results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
   const answered = (events: Array<{ id: string }>) =>
-    events.filter((e) => results().some((r) => r.correlationId === e.id));
+    events.filter((e) => results().some((r) => r.sourceeventid === e.id));
 
   it('with production defaults, skips what was in the topic before it started', async () => {
     // '' is unset for the loader: production's own default applies, not the harness's.
@@ -30,7 +30,7 @@ describe('where a new consumer group starts (CONSUMER_START_FROM)', () => {
     const markerRun = uniqueName('marker');
     await waitFor(
       async () => {
-        if (results().some((r) => r.correlationId.startsWith(markerRun))) return true;
+        if (results().some((r) => r.sourceeventid.startsWith(markerRun))) return true;
         const marker = signUp(1000 + markers++, markerRun);
         await fixture.publish('TOPIC_USER_SIGNED_UP', [marker], (e) => e.data.userId);
         return undefined;

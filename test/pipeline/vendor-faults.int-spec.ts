@@ -26,12 +26,14 @@ describe('a vendor failing 30% of requests with 503 and 429', () => {
   it('loses no event and doubles none', async () => {
     const results = await waitFor(
       () => {
-        const r = fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+        const r = fixture.collector.results<EmailCampaignSentV1>(
+          fixture.topics.TOPIC_CAMPAIGN_SENT,
+        );
         return r.length >= events.length ? r : undefined;
       },
       { timeoutMs: 120_000, what: 'every event to be sent' },
     );
-    expect(new Set(results.map((r) => r.correlationId))).toEqual(new Set(events.map((e) => e.id)));
+    expect(new Set(results.map((r) => r.sourceeventid))).toEqual(new Set(events.map((e) => e.id)));
     expect(results).toHaveLength(events.length);
     expect(fixture.collector.count(fixture.topics.TOPIC_DISPATCH_FAILED)).toBe(0);
 

@@ -22,9 +22,9 @@ describe('contact-list windows hold no other work', () => {
   /** Two hours ahead: the window it names would hold its record for two hours. */
   const farAhead = order(2, run, new Date(Date.now() + 2 * 3_600_000).toISOString());
   const confirmations = () =>
-    fixture.collector.json<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+    fixture.collector.results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
   const lists = () =>
-    fixture.collector.json<EmailContactListCreatedV1>(fixture.topics.TOPIC_CONTACT_LIST_CREATED);
+    fixture.collector.results<EmailContactListCreatedV1>(fixture.topics.TOPIC_CONTACT_LIST_CREATED);
   let status: ConsumerStatus;
 
   beforeAll(async () => {
@@ -44,20 +44,20 @@ describe('contact-list windows hold no other work', () => {
     const inWindow = order(1, run, new Date(Date.now() + 45_000).toISOString());
     await fixture.publish('TOPIC_ORDER_PLACED', [inWindow], (o) => o.data.orderId);
     // Its confirmation sent: the order is in hand, and its list waits for the window to close.
-    await waitFor(() => confirmations().find((r) => r.correlationId === inWindow.id), {
+    await waitFor(() => confirmations().find((r) => r.sourceeventid === inWindow.id), {
       what: 'the order confirmation',
     });
     await fixture.publish('TOPIC_USER_SIGNED_UP', signUps, (s) => s.data.userId);
     await waitFor(
       () =>
-        signUps.every((s) => confirmations().some((r) => r.correlationId === s.id)) || undefined,
+        signUps.every((s) => confirmations().some((r) => r.sourceeventid === s.id)) || undefined,
       { what: 'the welcome results', timeoutMs: 60_000 },
     );
     // Every sign-up answered, and the window is still open: nothing waited for it.
     expect(lists()).toHaveLength(0);
     expect(fixture.sandbox.requests.filter((r) => r.path.endsWith('/contacts'))).toHaveLength(0);
 
-    const created = await waitFor(() => lists().find((r) => r.correlationId === inWindow.id), {
+    const created = await waitFor(() => lists().find((r) => r.sourceeventid === inWindow.id), {
       what: 'the contact list of the window',
       timeoutMs: 45_000 + windowMs + 30_000,
     });
@@ -74,7 +74,7 @@ describe('contact-list windows hold no other work', () => {
   it('puts an order placed two hours ahead into the window of the moment it is handled', async () => {
     const handledFrom = Math.floor(Date.now() / windowMs) * windowMs;
     await fixture.publish('TOPIC_ORDER_PLACED', [farAhead], (o) => o.data.orderId);
-    const created = await waitFor(() => lists().find((r) => r.correlationId === farAhead.id), {
+    const created = await waitFor(() => lists().find((r) => r.sourceeventid === farAhead.id), {
       what: 'the contact list of the far-ahead order',
       timeoutMs: 30_000 + windowMs + 30_000,
     });

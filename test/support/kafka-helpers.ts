@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { waitForLeaders } from '../../src/kafka/kafka.provider';
 import { Kafka, logLevel, Partitioners, type Consumer, type KafkaMessage } from 'kafkajs';
+import { decodeResult } from './result-events';
 
 /** The broker of this test run: global-setup's, or the one KAFKA_BROKERS names. */
 export function testBrokers(): string[] {
@@ -148,6 +149,11 @@ export class TopicCollector {
     return this.messages
       .filter((m) => m.topic === topic)
       .map((m) => JSON.parse(m.value!.toString()) as T);
+  }
+
+  /** The result events of `topic`, each decoded as a CloudEvent (either mode) by the SDK. */
+  results<T>(topic: string): T[] {
+    return this.messages.filter((m) => m.topic === topic).map((m) => decodeResult<T>(m));
   }
 
   count(topic: string): number {

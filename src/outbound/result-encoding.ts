@@ -1,0 +1,51 @@
+import { CloudEvent, Kafka } from 'cloudevents';
+import type { ResultEventMode } from '../contracts/result-event';
+import type { ResultEventOf } from './result.factory';
+
+/** A result as a Kafka record's value and headers, in one CloudEvents content mode. */
+export interface EncodedResult {
+  value: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Encodes a result per the CloudEvents Kafka protocol binding. Binary mode: every attribute but
+ * `data` and `datacontenttype` becomes a `ce_` header, `datacontenttype` becomes `content-type`,
+ * and the value is `data` as JSON. Structured mode: the CloudEvents SDK writes the whole event as
+ * JSON with `content-type: application/cloudevents+json; charset=utf-8`.
+ *
+ * Binary mode is written here rather than by the SDK's `Kafka.binary`, which leaves the value an
+ * object for the caller to serialize, repeats `datacontenttype` as a `ce_datacontenttype` header
+ * beside `content-type`, and adds a header with the value `undefined` for every attribute the
+ * event does not set (`ce_subject`, `ce_dataschema`, …).
+ */
+export function encodeResult(result: ResultEventOf, mode: ResultEventMode): EncodedResult {
+  switch (mode) {
+    case 'binary':
+      return {
+        value: JSON.stringify(result.data),
+        headers: {
+          ce_specversion: result.specversion,
+          ce_id: result.id,
+          ce_source: result.source,
+          ce_type: result.type,
+          ce_time: result.time,
+          ce_sourceeventid: result.sourceeventid,
+          'content-type': result.datacontenttype,
+        },
+      };
+    case 'structured': {
+      // Not strict: the factory builds every attribute itself; the specs validate its output.
+      const message = Kafka.structured(new CloudEvent<ResultEventOf['data']>({ ...result }, false));
+      return { value: message.value, headers: stringHeaders(message.headers) };
+    }
+  }
+}
+
+function stringHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const strings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') strings[name] = value;
+  }
+  return strings;
+}
