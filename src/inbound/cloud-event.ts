@@ -32,7 +32,13 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const URI_REFERENCE = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
-/** The record's mode, from its headers; a `content-type` that is not JSON is refused here. */
+/**
+ * The record's mode, from its headers, as the Kafka protocol binding says: structured when
+ * `content-type` is `application/cloudevents+json`, binary when `ce_` headers are present,
+ * otherwise a JSON document (a plain envelope, or a structured event without that content type).
+ * Data that is not JSON (`content-type`, or a binary-mode `ce_datacontenttype`) is refused here,
+ * before the value is read: every template expects JSON data.
+ */
 export function eventMode(headers: IHeaders, contentType: string | undefined): EventMode | 'json' {
   if (contentType !== undefined) checkJsonMediaType(contentType, 'content-type');
   const ceHeaders = Object.keys(headers).filter((name) => name.startsWith('ce_'));
@@ -43,6 +49,8 @@ export function eventMode(headers: IHeaders, contentType: string | undefined): E
   if (!ceHeaders.includes('ce_specversion')) {
     throw cloudEvent('ce_ headers without ce_specversion');
   }
+  const dataContentType = headerText(headers, 'ce_datacontenttype');
+  if (dataContentType !== undefined) checkJsonMediaType(dataContentType, 'ce_datacontenttype');
   return 'binary';
 }
 
@@ -51,9 +59,17 @@ export function isStructuredContentType(contentType: string | undefined): boolea
   return contentType !== undefined && STRUCTURED_MEDIA_TYPE.test(contentType);
 }
 
-/** The event of a binary-mode record: every `ce_` header an attribute, the value its data. */
-export function fromBinaryMode(headers: IHeaders, data: unknown): Record<string, unknown> {
+/**
+ * The event of a binary-mode record: every `ce_` header an attribute, the value its data, and
+ * `content-type` its `datacontenttype` (the binding maps one to the other).
+ */
+export function fromBinaryMode(
+  headers: IHeaders,
+  data: unknown,
+  contentType: string | undefined,
+): Record<string, unknown> {
   const event: Record<string, unknown> = { data };
+  if (contentType !== undefined) event.datacontenttype = contentType;
   for (const name of Object.keys(headers)) {
     if (!name.startsWith('ce_')) continue;
     const attribute = name.slice(3);
@@ -65,13 +81,26 @@ export function fromBinaryMode(headers: IHeaders, data: unknown): Record<string,
   return event;
 }
 
+/** A CloudEvent's extension attributes, by name: the types CloudEvents 1.0 allows them. */
+export type Extensions = Record<string, string | number | boolean>;
+
 /**
- * Checks a CloudEvent's attributes against CloudEvents 1.0 and returns the event without its
- * extension attributes (checked, but not part of any contract). Messages name attributes and
- * rules, never values.
+ * Checks a CloudEvent's attributes against CloudEvents 1.0. Returns the event without its
+ * extension attributes, for the contract to validate, and the extensions apart (checked, kept
+ * for the parsed event; undefined when there are none). Messages name attributes and rules,
+ * never values.
  */
-export function checkCloudEvent(event: Record<string, unknown>): Record<string, unknown> {
+export function checkCloudEvent(event: Record<string, unknown>): {
+  envelope: Record<string, unknown>;
+  extensions?: Extensions;
+} {
   if (event.specversion !== '1.0') throw cloudEvent('specversion must be the string "1.0"');
+  if ('data_base64' in event) {
+    throw new InvalidEventError(
+      'UNSUPPORTED_CONTENT_TYPE',
+      'data_base64 (binary data) is not accepted: every event type carries JSON data',
+    );
+  }
   requireText(event, 'id');
   requireText(event, 'type');
   requireText(event, 'source');
@@ -92,15 +121,20 @@ export function checkCloudEvent(event: Record<string, unknown>): Record<string, 
     }
     checkJsonMediaType(event.datacontenttype, 'datacontenttype');
   }
-  const kept: Record<string, unknown> = {};
+  const envelope: Record<string, unknown> = {};
+  let extensions: Extensions | undefined;
   for (const [name, value] of Object.entries(event)) {
-    if (name === 'data' || CONTEXT_ATTRIBUTES.has(name)) kept[name] = value;
-    else checkExtension(name, value);
+    if (name === 'data' || CONTEXT_ATTRIBUTES.has(name)) envelope[name] = value;
+    else {
+      checkExtension(name, value);
+      extensions ??= {};
+      extensions[name] = value;
+    }
   }
-  return kept;
+  return { envelope, extensions };
 }
 
-function checkExtension(name: string, value: unknown): void {
+function checkExtension(name: string, value: unknown): asserts value is string | number | boolean {
   if (!EXTENSION_NAME.test(name)) {
     throw cloudEvent(`attribute ${safeName(name)} is not a valid extension name`);
   }

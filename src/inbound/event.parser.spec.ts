@@ -80,6 +80,78 @@ describe(parseEvent.name, () => {
     });
   });
 
+  describe('CloudEvents attributes', () => {
+    const binaryHeaders = {
+      ce_specversion: '1.0',
+      ce_id: 'evt-3',
+      ce_type: 'user.signed_up.v1',
+      ce_source: '/accounts',
+      ce_time: '2026-11-21T10:00:00Z',
+    };
+    const structured = { specversion: '1.0', source: '/accounts', ...envelope };
+    const asStructured = { 'content-type': 'application/cloudevents+json; charset=utf-8' };
+
+    it('keeps extension attributes on the event, beside the contract (structured)', async () => {
+      const event = await parseEvent(
+        message({ ...structured, tenant: 'eu-1', priority: 3, replay: false }, asStructured),
+        options,
+      );
+      expect(event.extensions).toEqual({ tenant: 'eu-1', priority: 3, replay: false });
+      expect(event).not.toHaveProperty('tenant');
+    });
+
+    it('keeps extension attributes from ce_ headers (binary)', async () => {
+      const headers = { ...binaryHeaders, ce_tenant: 'eu-1', ce_partitionkey: 'u-1' };
+      const event = await parseEvent(message(data, headers), options);
+      expect(event.extensions).toEqual({ tenant: 'eu-1', partitionkey: 'u-1' });
+    });
+
+    it('gives a plain envelope and an event without extensions none', async () => {
+      expect((await parseEvent(message(envelope), options)).extensions).toBeUndefined();
+      const event = await parseEvent(message(structured, asStructured), options);
+      expect(event.extensions).toBeUndefined();
+    });
+
+    it('refuses a plain envelope that carries an extensions field: it is not part of any contract', async () => {
+      const error = await errorOf(parseEvent(message({ ...envelope, extensions: {} }), options));
+      expect(error.code).toBe('UNKNOWN_FIELD');
+    });
+
+    it('takes datacontenttype from content-type in binary mode', async () => {
+      const headers = { ...binaryHeaders, 'content-type': 'application/json; charset=utf-8' };
+      const event = await parseEvent(message(data, headers), options);
+      expect(event.datacontenttype).toBe('application/json; charset=utf-8');
+    });
+
+    it.each([
+      ['content-type', { ...binaryHeaders, 'content-type': 'text/plain' }],
+      ['ce_datacontenttype', { ...binaryHeaders, ce_datacontenttype: 'application/xml' }],
+    ])(
+      'refuses binary-mode data that is not JSON (%s) before reading the value',
+      async (_, headers) => {
+        const error = await errorOf(parseEvent(message('<signup/>', headers), options));
+        expect(error.code).toBe('UNSUPPORTED_CONTENT_TYPE');
+      },
+    );
+
+    it('refuses structured data_base64: every template expects JSON data', async () => {
+      const { data: omitted, ...attributes } = structured;
+      void omitted;
+      const base64 = { ...attributes, data_base64: Buffer.from('{}').toString('base64') };
+      const error = await errorOf(parseEvent(message(base64, asStructured), options));
+      expect(error.code).toBe('UNSUPPORTED_CONTENT_TYPE');
+      expect(error.message).toContain('data_base64');
+    });
+
+    it.each([
+      ['specversion 9.9', { ...structured, specversion: '9.9' }],
+      ['no source', { ...structured, source: undefined }],
+    ])('dead-letters %s as INVALID_CLOUDEVENT', async (_, event) => {
+      const error = await errorOf(parseEvent(message(event, asStructured), options));
+      expect(error.code).toBe('INVALID_CLOUDEVENT');
+    });
+  });
+
   it.each([
     ['UNPARSEABLE', message('{"id":')],
     ['UNPARSEABLE', message('[1,2]')],

@@ -2,6 +2,7 @@ import { INBOUND_CONTRACTS, type InboundEvent } from '../contracts/inbound-contr
 import {
   checkCloudEvent,
   eventMode,
+  type Extensions,
   fromBinaryMode,
   isStructuredContentType,
   safeName,
@@ -31,8 +32,11 @@ export interface ParseOptions {
 export function parseEvent(message: ConsumedRecord, options: ParseOptions): Promise<InboundEvent> {
   // Every refusal reaches the caller as a rejection, though no step is asynchronous any more.
   return new Promise((resolve) => {
-    const { type, plain } = readEvent(message, options);
-    resolve(validated(type, plain));
+    const { type, plain, extensions } = readEvent(message, options);
+    const event = validated(type, plain);
+    // Validated without them (no contract declares them), then kept on the event as received.
+    if (extensions) event.extensions = extensions;
+    resolve(event);
   });
 }
 
@@ -43,10 +47,12 @@ export function parseEvent(message: ConsumedRecord, options: ParseOptions): Prom
 export function readEvent(
   message: ConsumedRecord,
   { maxBytes, typesByTopic }: ParseOptions,
-): { type: string; plain: Record<string, unknown> } {
+): { type: string; plain: Record<string, unknown>; extensions?: Extensions } {
   const { plain: record, cloudEvent } = readRecord(message, maxBytes);
   // The envelope is checked before its `type` is trusted to pick a contract.
-  const plain = cloudEvent ? checkCloudEvent(record) : record;
+  const { envelope: plain, extensions } = cloudEvent
+    ? checkCloudEvent(record)
+    : { envelope: record, extensions: undefined };
   const type = plain.type;
   if (typeof type !== 'string' || !Object.hasOwn(INBOUND_CONTRACTS, type)) {
     throw new InvalidEventError('UNKNOWN_TYPE', `unknown event type ${describeType(type)}`);
@@ -57,7 +63,7 @@ export function readEvent(
       `${type} is not accepted on topic ${safeName(message.topic)}`,
     );
   }
-  return { type, plain };
+  return { type, plain, extensions };
 }
 
 function readRecord(
@@ -81,7 +87,7 @@ function readRecord(
   } catch {
     throw new InvalidEventError('UNPARSEABLE', 'message is not JSON');
   }
-  const plain = mode === 'binary' ? fromBinaryMode(message.headers, json) : json;
+  const plain = mode === 'binary' ? fromBinaryMode(message.headers, json, contentType) : json;
   checkJsonLimits(plain);
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new InvalidEventError('UNPARSEABLE', 'message is not a JSON object');

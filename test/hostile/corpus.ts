@@ -767,7 +767,6 @@ for (const [what, name] of [
   ['upper-case', 'Traceparent'],
   ['with an underscore', 'trace_parent'],
   ['of 21 characters', 'a'.repeat(21)],
-  ['data_base64', 'data_base64'],
 ]) {
   add(
     `extension name ${what}`,
@@ -776,6 +775,13 @@ for (const [what, name] of [
     'INVALID_CLOUDEVENT',
   );
 }
+// Binary data in structured mode: no template takes anything but JSON data.
+add(
+  'data_base64 (structured)',
+  'signup',
+  structured('signup', (e) => (e.data_base64 = Buffer.from('{}').toString('base64'))),
+  'UNSUPPORTED_CONTENT_TYPE',
+);
 add(
   'extension holding an object',
   'signup',
