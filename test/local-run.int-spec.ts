@@ -148,7 +148,23 @@ describe('npm run local', () => {
   it('npm run results stops, consumer and all, when npm gets SIGTERM', async () => {
     const topic = uniqueName('results');
     await createTopics(testKafka(), [topic], 1);
-    await produce(testKafka(), topic, [{ key: 'k', value: '{"marker":"results-tool"}' }]);
+    // A record that is not a CloudEvent is printed as it is; a result, decoded as one document.
+    await produce(testKafka(), topic, [
+      { key: 'k', value: '{"marker":"results-tool"}' },
+      {
+        key: 'k',
+        value: '{"requestId":"r-1"}',
+        headers: {
+          ce_specversion: '1.0',
+          ce_id: 'result-1',
+          ce_source: 'mailbridge',
+          ce_type: 'email.campaign.sent.v1',
+          ce_time: '2026-11-21T10:00:00.000Z',
+          ce_sourceeventid: 'evt-1',
+          'content-type': 'application/json',
+        },
+      },
+    ]);
     let output = '';
     npm = spawn(
       'npm',
@@ -156,9 +172,21 @@ describe('npm run local', () => {
       { cwd: ROOT, env: process.env },
     );
     npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => (output.includes('results-tool') ? true : undefined), {
-      what: 'the results tool to print the record',
+    await waitFor(() => (output.includes('result-1') ? true : undefined), {
+      what: 'the results tool to print the records',
       timeoutMs: 60_000,
+    });
+    expect(output).toContain('{"marker":"results-tool"}');
+    const decoded = /\{"id":"result-1".*\}/.exec(output)?.[0];
+    expect(JSON.parse(decoded ?? '{}')).toEqual({
+      id: 'result-1',
+      time: '2026-11-21T10:00:00.000Z',
+      type: 'email.campaign.sent.v1',
+      source: 'mailbridge',
+      specversion: '1.0',
+      datacontenttype: 'application/json',
+      sourceeventid: 'evt-1',
+      data: { requestId: 'r-1' },
     });
     started = [npm.pid!, ...descendants(npm.pid!)];
     const exited = new Promise<number | null>((resolve) => npm?.once('exit', resolve));
