@@ -5,7 +5,8 @@ import type { ActionStatus, EventSource } from './dispatch-outcome';
 /**
  * The fields of every log line about one event's template: enough to find the event on Kafka
  * (topic, partition, offset) and in other services' logs (its id), and to tell which template
- * it was. Recipient addresses are not among them.
+ * it was. Recipient addresses are not among them, nor the values of a CloudEvent's extension
+ * attributes (a producer's, of unknown sensitivity): only their names.
  */
 export function eventLogFields(event: InboundEvent, template: string, source: EventSource) {
   return {
@@ -15,6 +16,7 @@ export function eventLogFields(event: InboundEvent, template: string, source: Ev
     partition: source.partition,
     offset: source.offset,
     template,
+    ...(event.extensions ? { extensions: Object.keys(event.extensions) } : {}),
   };
 }
 
