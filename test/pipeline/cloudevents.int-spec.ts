@@ -32,6 +32,8 @@ const BINARY_HEADERS = [
 ];
 /** The dead-letter header that names the error code. */
 const ERROR_CODE_HEADER = 'dlq-error-code';
+/** The dead-letter header that says why, naming the attribute. */
+const ERROR_MESSAGE_HEADER = 'dlq-error-message';
 
 type Result = EmailCampaignSentV1 | EmailContactListCreatedV1;
 interface Sent {
@@ -175,6 +177,8 @@ describe.each([
     for (const b of bad) {
       const letter = letters.find((l: KafkaMessage) => l.key?.toString() === b.id);
       expect(letter?.headers?.[ERROR_CODE_HEADER]?.toString()).toBe('INVALID_CLOUDEVENT');
+      const attribute = b.id.includes('-specversion-') ? 'specversion' : 'source';
+      expect(letter?.headers?.[ERROR_MESSAGE_HEADER]?.toString()).toContain(attribute);
       expect(letter?.value?.equals(b.record.value!)).toBe(true);
     }
     const badIds = new Set(bad.map((b) => b.id));
