@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Parser } from '@asyncapi/parser';
-import Ajv, { type ValidateFunction } from 'ajv';
-import { FORMATS, KEYWORDS } from '../contracts/json-schema-rules';
+import type Ajv from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { contractAjv } from '../contracts/json-schema-rules';
 import { asyncApiDocument } from './asyncapi.document';
 import { CHANNELS } from './asyncapi.channels';
 import { ASYNCAPI_FILE, contractFiles, driftProblems } from './contract-files';
@@ -36,12 +37,7 @@ function validatorOf(schema: object, ajv = newAjv()): ValidateFunction {
 
 function newAjv(): Ajv {
   // Not strict: the document's schemas carry annotations beyond JSON Schema (`x-encoding`).
-  const ajv = new Ajv({ strict: false, allowUnionTypes: true, allErrors: true });
-  for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
-  for (const [keyword, { type, validate }] of Object.entries(KEYWORDS)) {
-    ajv.addKeyword({ keyword, type, schemaType: 'boolean', validate: (on: boolean, data: unknown[]) => !on || validate(data) });
-  }
-  return ajv;
+  return contractAjv({ strict: false, allErrors: true });
 }
 
 function messagesOf(channel: string): Record<string, Message> {

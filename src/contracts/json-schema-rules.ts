@@ -1,3 +1,4 @@
+import Ajv, { type Options } from 'ajv';
 import { isDeepStrictEqual } from 'node:util';
 import isEmail from 'validator/lib/isEmail';
 import isISO8601 from 'validator/lib/isISO8601';
@@ -168,4 +169,25 @@ export function ruleOf(keywordPath: readonly string[], detail?: string): string 
     default:
       return RULE_OF_KEYWORD[keyword] ?? keyword;
   }
+}
+
+/**
+ * An ajv instance that knows the contracts' formats and keywords: the service's validators, and
+ * anyone checking records against `schemas/`, compile with it. `strict: false` for schemas with
+ * annotations beyond JSON Schema (`x-encoding` in the dead-letter headers).
+ */
+export function contractAjv(options: Options = {}): Ajv {
+  const ajv = new Ajv({ allowUnionTypes: true, ...options });
+  for (const [name, validate] of Object.entries(FORMATS)) {
+    ajv.addFormat(name, { type: 'string', validate });
+  }
+  for (const [keyword, { type, validate }] of Object.entries(KEYWORDS)) {
+    ajv.addKeyword({
+      keyword,
+      type,
+      schemaType: 'boolean',
+      validate: (enabled: boolean, data: unknown[]) => !enabled || validate(data),
+    });
+  }
+  return ajv;
 }

@@ -1,7 +1,7 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { INBOUND_SCHEMAS } from '../contracts/json-schema';
-import { FORMATS, KEYWORDS, ruleOf } from '../contracts/json-schema-rules';
+import { contractAjv, ruleOf } from '../contracts/json-schema-rules';
 import { InvalidEventError } from './invalid-event.error';
 
 /**
@@ -16,18 +16,7 @@ const NAME = /^[A-Za-z0-9_$-]{1,64}$/;
 
 function compileAll(allErrors: boolean): ReadonlyMap<string, ValidateFunction> {
   // strict: a keyword or format the schemas use but nobody defined fails here, not silently.
-  const ajv = new Ajv({ allErrors, strict: true, allowUnionTypes: true, messages: false });
-  for (const [name, validate] of Object.entries(FORMATS)) {
-    ajv.addFormat(name, { type: 'string', validate });
-  }
-  for (const [keyword, { type, validate }] of Object.entries(KEYWORDS)) {
-    ajv.addKeyword({
-      keyword,
-      type,
-      schemaType: 'boolean',
-      validate: (enabled: boolean, data: unknown[]) => !enabled || validate(data),
-    });
-  }
+  const ajv = contractAjv({ allErrors, strict: true, messages: false });
   return new Map(
     Object.entries(INBOUND_SCHEMAS).map(([type, schema]) => [type, ajv.compile(schema)]),
   );

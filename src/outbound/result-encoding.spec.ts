@@ -1,4 +1,6 @@
 import { CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
+import { contractSchemas, RESULT_CLOUDEVENT_SCHEMA } from '../contracts/contract-schemas';
+import { contractAjv } from '../contracts/json-schema-rules';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { EventEnvelope } from '../contracts/event-envelope';
 import { encodeResult } from './result-encoding';
@@ -80,5 +82,18 @@ describe(encodeResult.name, () => {
     const structured = decoded(encodeResult(result, 'structured'));
     expect(binary.id).toBe(structured.id);
     expect(binary.data).toEqual(structured.data);
+  });
+
+  it('writes what the published schemas describe: the structured event and its data', () => {
+    const ajv = contractAjv({ strict: false, allErrors: true });
+    const validators = new Map(contractSchemas().map((c) => [c.name, ajv.compile(c.schema)]));
+    const problems = (name: string, value: unknown) => {
+      const validate = validators.get(name)!;
+      return validate(value) ? [] : validate.errors;
+    };
+    const structured = JSON.parse(encodeResult(result, 'structured').value) as typeof result;
+    expect(problems(RESULT_CLOUDEVENT_SCHEMA, structured)).toEqual([]);
+    expect(problems(result.type, structured.data)).toEqual([]);
+    expect(problems(result.type, JSON.parse(encodeResult(result, 'binary').value))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { CloudEvent, Kafka } from 'cloudevents';
+import { CONTENT_TYPE_HEADER, RESULT_CLOUDEVENT_HEADERS as CE } from '../contracts/kafka-headers';
 import type { ResultEventMode } from '../contracts/result-event';
 import type { ResultEventOf } from './result.factory';
 
@@ -25,13 +26,13 @@ export function encodeResult(result: ResultEventOf, mode: ResultEventMode): Enco
       return {
         value: JSON.stringify(result.data),
         headers: {
-          ce_specversion: result.specversion,
-          ce_id: result.id,
-          ce_source: result.source,
-          ce_type: result.type,
-          ce_time: result.time,
-          ce_sourceeventid: result.sourceeventid,
-          'content-type': result.datacontenttype,
+          [CE.specversion.name]: result.specversion,
+          [CE.id.name]: result.id,
+          [CE.source.name]: result.source,
+          [CE.type.name]: result.type,
+          [CE.time.name]: result.time,
+          [CE.sourceeventid.name]: result.sourceeventid,
+          [CONTENT_TYPE_HEADER]: result.datacontenttype,
         },
       };
     case 'structured': {

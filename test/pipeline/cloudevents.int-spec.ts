@@ -1,4 +1,5 @@
 import type { KafkaMessage } from 'kafkajs';
+import { DLT_HEADERS } from '../../src/contracts/dead-letter-headers';
 import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sent.v1';
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
 import {
@@ -31,9 +32,9 @@ const BINARY_HEADERS = [
   'ce_type',
 ];
 /** The dead-letter header that names the error code. */
-const ERROR_CODE_HEADER = 'dlq-error-code';
+const ERROR_CODE_HEADER = DLT_HEADERS.errorCode;
 /** The dead-letter header that says why, naming the attribute. */
-const ERROR_MESSAGE_HEADER = 'dlq-error-message';
+const ERROR_MESSAGE_HEADER = DLT_HEADERS.exceptionMessage;
 
 type Result = EmailCampaignSentV1 | EmailContactListCreatedV1;
 interface Sent {

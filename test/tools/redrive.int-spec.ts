@@ -9,19 +9,14 @@ import type { RedriveSummary } from '../../src/tools/redrive/redriver';
 import { readToEnd } from '../../src/tools/redrive/topic-reader';
 import { signUp, order } from '../support/events';
 import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
+import { decodeResult } from '../support/result-events';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(240_000);
 
-/**
- * The source event id a result answers: the `ce_sourceeventid` header of a result published as a
- * CloudEvent, or the `correlationId` field of a plain result.
- */
+/** The source event id a result answers, as a subscriber using the CloudEvents SDK reads it. */
 function sourceEventIdOf(result: KafkaMessage): string | undefined {
-  const header = result.headers?.ce_sourceeventid;
-  if (header !== undefined) return (Array.isArray(header) ? header[0] : header).toString();
-  const body = JSON.parse(result.value?.toString() ?? 'null') as { correlationId?: unknown } | null;
-  return typeof body?.correlationId === 'string' ? body.correlationId : undefined;
+  return decodeResult<{ sourceeventid?: string }>(result).sourceeventid;
 }
 
 /** A valid event padded with JSON whitespace past a small MAX_EVENT_BYTES: OVERSIZED there. */
