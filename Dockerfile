@@ -1,6 +1,8 @@
 # mailbridge: build on Node 24 LTS, run as an unprivileged user with production dependencies only.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# The image is the service alone: packages/ (@mailbridge/contracts, the npm workspace other
+# services use) is not copied, so npm installs the root's dependencies and leaves it out.
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./

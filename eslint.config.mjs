@@ -9,6 +9,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'packages/*/dist/**',
       'coverage/**',
       'node_modules/**',
       '.cache/**',
@@ -16,6 +17,7 @@ export default tseslint.config(
       '*.mjs',
       '*.js',
       '*.cjs',
+      'scripts/**/*.mjs',
     ],
   },
   js.configs.recommended,

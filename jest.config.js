@@ -15,7 +15,8 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       setupFiles,
-      roots: ['<rootDir>/src'],
+      // The @mailbridge/contracts package's specs run against its build (dist), as users get it.
+      roots: ['<rootDir>/src', '<rootDir>/packages/contracts/test'],
       testMatch: ['**/*.spec.ts'],
     },
     {

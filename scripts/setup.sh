@@ -34,5 +34,5 @@ bash scripts/kubectl.sh version --client
 echo "setup: promtool (checks and tests the alert rules under deploy/monitoring)"
 bash scripts/promtool.sh --version | sed -n 1p
 echo "setup: building"
-npx --no-install nest build
+npm run build
 echo "setup: done (node $(node --version), $(java -version 2>&1 | head -n 1))"

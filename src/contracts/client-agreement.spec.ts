@@ -1,0 +1,151 @@
+import type * as Client from '@mailbridge/contracts';
+import { SchemaValidator, schemas } from '@mailbridge/contracts';
+import { FULL_EVENTS } from '../../test/hostile/full-events';
+import { validateEvent } from '../inbound/event.validator';
+import type { EmailCampaignRequestedV1 } from './email-campaign-requested.v1';
+import { EMAIL_CAMPAIGN_SENT_V1, type EmailCampaignSentV1 } from './email-campaign-sent.v1';
+import {
+  EMAIL_CONTACT_LIST_CREATED_V1,
+  type EmailContactListCreatedV1,
+} from './email-contact-list-created.v1';
+import type { EmailContactListRequestedV1 } from './email-contact-list-requested.v1';
+import {
+  DISPATCH_FAILURE_RETRIABLE,
+  EMAIL_DISPATCH_FAILED_V1,
+  type EmailDispatchFailedV1,
+} from './email-dispatch-failed.v1';
+import { INBOUND_SCHEMAS } from './json-schema';
+import type { OrderPlacedV1 } from './order-placed.v1';
+import type { UserSignedUpV1 } from './user-signed-up.v1';
+
+/**
+ * The @mailbridge/contracts package (packages/contracts) declares mailbridge's events and results
+ * as plain types for other services; the classes here are the one definition. This file does not
+ * compile (`npm run check`, which CI runs) when the two differ in any field, its type or its
+ * optionality, at any depth, in either direction: `Same<A, B>` is TypeScript's own identity of
+ * types, stricter than assignability both ways (which an extra optional field would pass).
+ */
+type Same<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+/** Both ways assignable, as values: a class instance is a package event, and back. */
+type Agree<Class, Package> = [Class] extends [Package]
+  ? [Package] extends [Class]
+    ? Same<Class, Package>
+    : false
+  : false;
+
+/** Only the properties, as an instance of the class has them (no class identity). */
+type Plain<T> = { [K in keyof T]: T[K] extends object ? Plain<T[K]> : T[K] };
+
+const inboundAgree: [
+  Agree<Plain<UserSignedUpV1>, Plain<Client.UserSignedUpV1>>,
+  Agree<Plain<OrderPlacedV1>, Plain<Client.OrderPlacedV1>>,
+  Agree<Plain<EmailCampaignRequestedV1>, Plain<Client.EmailCampaignRequestedV1>>,
+  Agree<Plain<EmailContactListRequestedV1>, Plain<Client.EmailContactListRequestedV1>>,
+] = [true, true, true, true];
+
+const resultDataAgree: [
+  Agree<EmailCampaignSentV1['data'], Client.EmailCampaignSentV1Data>,
+  Agree<EmailContactListCreatedV1['data'], Client.EmailContactListCreatedV1Data>,
+  Agree<EmailDispatchFailedV1['data'], Client.EmailDispatchFailedV1Data>,
+  Same<EmailCampaignSentV1['type'], Client.EmailCampaignSentV1['type']>,
+  Same<EmailContactListCreatedV1['type'], Client.EmailContactListCreatedV1['type']>,
+  Same<EmailDispatchFailedV1['type'], Client.EmailDispatchFailedV1['type']>,
+] = [true, true, true, true, true, true];
+
+describe('@mailbridge/contracts agrees with src/contracts', () => {
+  it('has the same event and result types, both ways (checked by the compiler)', () => {
+    expect([...inboundAgree, ...resultDataAgree].every(Boolean)).toBe(true);
+  });
+
+  it('has the same type names and failure codes', async () => {
+    const client = await import('@mailbridge/contracts');
+    expect([...client.INBOUND_TYPES].sort()).toEqual(Object.keys(INBOUND_SCHEMAS).sort());
+    expect(client.RESULT_TYPES).toEqual([
+      EMAIL_CAMPAIGN_SENT_V1,
+      EMAIL_CONTACT_LIST_CREATED_V1,
+      EMAIL_DISPATCH_FAILED_V1,
+    ]);
+    expect(client.DISPATCH_FAILURE_RETRIABLE).toEqual(DISPATCH_FAILURE_RETRIABLE);
+  });
+
+  it('ships the JSON Schema the service validates each inbound type with', () => {
+    for (const [type, schema] of Object.entries(INBOUND_SCHEMAS)) {
+      // Metadata a published schema may add (its `$id`, a description) is not a rule.
+      const shipped = { ...schemas()[type] };
+      for (const metadata of ['$id', 'title', 'description']) delete shipped[metadata];
+      expect(shipped).toEqual(schema);
+    }
+  });
+
+  /** Every leaf of `value` with its path, and a copy of `value` with that leaf replaced. */
+  function* leaves(value: unknown, path: string[] = []): Generator<string[]> {
+    if (typeof value !== 'object' || value === null) {
+      yield path;
+      return;
+    }
+    for (const [key, child] of Object.entries(value)) yield* leaves(child, [...path, key]);
+  }
+
+  function replaced(value: unknown, path: string[], by: (old: unknown) => unknown): unknown {
+    if (path.length === 0) return by(value);
+    const copy: Record<string, unknown> = Array.isArray(value)
+      ? { ...(value as unknown[]) }
+      : { ...(value as object) };
+    copy[path[0]] = replaced(copy[path[0]], path.slice(1), by);
+    return Array.isArray(value) ? Object.assign([], copy) : copy;
+  }
+
+  const serviceAccepts = (event: Record<string, unknown>) => {
+    try {
+      validateEvent(event.type as string, event);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it.each(Object.entries(FULL_EVENTS))(
+    'validates %s events as the service does, field by field',
+    (_topic, event) => {
+      const client = new SchemaValidator();
+      const type = event.type as string;
+      const verdicts: Array<[string, boolean, boolean]> = [];
+      const check = (what: string, candidate: unknown) =>
+        verdicts.push([
+          what,
+          serviceAccepts(candidate as Record<string, unknown>),
+          client.validate(type, candidate).valid,
+        ]);
+      check('the full event', event);
+      for (const path of leaves(event)) {
+        const at = path.join('.');
+        check(
+          `${at} as an object`,
+          replaced(event, path, () => ({ wrong: true })),
+        );
+        check(
+          `${at} as a long string`,
+          replaced(event, path, () => 'x'.repeat(300_000)),
+        );
+        check(
+          `${at} with a line break`,
+          replaced(event, path, (old) => `${String(old)}\n`),
+        );
+        check(
+          `${at} beside an unknown field`,
+          replaced(event, path.slice(0, -1), (o) => ({
+            ...(o as object),
+            unknownField: 'x',
+          })),
+        );
+      }
+      expect(verdicts.filter(([, service, client]) => service !== client)).toEqual([]);
+      expect(verdicts[0]).toEqual(['the full event', true, true]);
+      expect(verdicts.filter(([, service]) => !service).length).toBeGreaterThan(
+        verdicts.length / 2,
+      );
+    },
+  );
+});
