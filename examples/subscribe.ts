@@ -68,6 +68,13 @@ await consumer.run({
 });
 console.error(`subscribed to ${values.topics} as group ${values.group}; Ctrl-C stops`);
 
-const stop = () => void consumer.disconnect().then(() => process.exit(0));
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+// Ctrl-C arrives twice under npm (from the terminal, and passed on by npm): a second signal
+// must not end the process before the consumer has left its group.
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  void consumer.disconnect().then(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

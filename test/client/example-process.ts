@@ -51,6 +51,25 @@ export class NpmRun {
     return code;
   }
 
+  /** Ctrl-C: SIGINT to the whole process group, as a terminal sends it to its foreground job. */
+  async interrupt(): Promise<number | null> {
+    process.kill(-this.child.pid!, 'SIGINT');
+    const timer = setTimeout(() => this.kill(), 15_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  /** Whether any process of the group this run started is still there. */
+  groupAlive(): boolean {
+    try {
+      process.kill(-this.child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Every process of the group this run started, at once. */
   kill(): void {
     try {

@@ -189,7 +189,10 @@ describe('the examples of @mailbridge/contracts', () => {
     const brokers = testBrokers().join(',');
     const topics = [sent, created, failed].join(',');
     const human = start('example:subscribe', ['--brokers', brokers, '--topics', topics]);
-    const json = start('example:subscribe', ['--brokers', brokers, '--topics', topics, '--json']);
+    const group = uniqueName('example-subscriber');
+    const json = start('example:subscribe', [
+      ...['--brokers', brokers, '--topics', topics, '--json', '--group', group],
+    ]);
     const decoded = await waitFor(
       () => {
         const lines = json.lines('{');
@@ -231,6 +234,20 @@ describe('the examples of @mailbridge/contracts', () => {
     expect(human.stderr()).toMatch(/skipped .*: the record is not a CloudEvent/);
     // SIGTERM to npm: the subscriber disconnects and exits 0.
     expect(await human.stop()).toBe(0);
-    expect(await json.stop()).toBe(0);
+    // Ctrl-C: every process ends, and the consumer has left its group (a consumer that did not
+    // disconnect would stay a member until its 30 s session timed out).
+    await json.interrupt();
+    await waitFor(() => (json.groupAlive() ? undefined : true), {
+      what: 'every process of the subscriber to end',
+      timeoutMs: 15_000,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { groups } = await admin.describeGroups([group]);
+      expect(groups[0]).toMatchObject({ groupId: group, state: 'Empty', members: [] });
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
