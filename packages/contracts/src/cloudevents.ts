@@ -11,6 +11,19 @@ import {
 import { defaultValidator, SchemaValidationError, type SchemaValidator } from './validation.js';
 
 const JSON_TYPE = 'application/json';
+/** CloudEvents 1.0 context attributes and `data`: no extension may take these names. */
+const CONTEXT_ATTRIBUTES = new Set([
+  'id',
+  'source',
+  'specversion',
+  'type',
+  'datacontenttype',
+  'dataschema',
+  'subject',
+  'time',
+  'data',
+  'data_base64',
+]);
 
 export interface EncodeOptions {
   /** `binary` (default): `ce_` headers, the value is `data`; `structured`: the whole event as JSON. */
@@ -34,13 +47,17 @@ export type PublishableEvent = InboundEvent & { source: string };
  */
 export function encodeEvent(event: PublishableEvent, options: EncodeOptions = {}): EncodedRecord {
   const { mode = 'binary', key = event.id, headers = {}, validate = false } = options;
+  const { extensions = {}, ...contract } = event;
   if (validate) {
     const validator = validate === true ? defaultValidator() : validate;
-    const result = validator.validate(event.type, event);
+    const result = validator.validate(event.type, contract);
     if (!result.valid) throw new SchemaValidationError(event.type, result.errors);
   }
+  const taken = Object.keys(extensions).filter((name) => CONTEXT_ATTRIBUTES.has(name));
+  if (taken.length > 0) throw new TypeError(`not extension names: ${taken.join(', ')}`);
   const cloudEvent = new CloudEvent<InboundEvent['data']>({
-    ...withoutUndefined(event),
+    ...extensions,
+    ...withoutUndefined(contract),
     specversion: '1.0',
     datacontenttype: JSON_TYPE,
   });
@@ -129,7 +146,7 @@ export function decodeResult(record: KafkaRecord, options: DecodeOptions = {}): 
 }
 
 /** The event's attributes and data, without the optional ones left undefined. */
-function withoutUndefined(event: InboundEvent): Partial<CloudEventV1<InboundEvent['data']>> {
+function withoutUndefined(event: object): Partial<CloudEventV1<InboundEvent['data']>> {
   return Object.fromEntries(Object.entries(event).filter(([, v]) => v !== undefined));
 }
 

@@ -45,6 +45,13 @@ export interface EventEnvelope {
   datacontenttype?: string;
   dataschema?: string;
   subject?: string;
+  /**
+   * CloudEvents extension attributes (`tenant`, …), by name: 1–20 lower-case letters and digits,
+   * each a boolean, an integer or plain text. {@link encodeEvent} writes them as attributes
+   * (`ce_tenant` in binary mode); mailbridge checks them and keeps them beside the event, outside
+   * any contract.
+   */
+  extensions?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface UserSignedUpV1Data {

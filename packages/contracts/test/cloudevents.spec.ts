@@ -89,6 +89,24 @@ describe('encodeEvent', () => {
     },
   );
 
+  it.each<ContentMode>(['binary', 'structured'])(
+    'writes extension attributes in %s mode, outside the schema check',
+    (mode) => {
+      const extensions = { tenant: 'acme', priority: 2, replay: false };
+      const record = encodeEvent({ ...signUp, extensions }, { mode, validate: true });
+      // A header carries text: in binary mode every extension value reads back as a string.
+      const priority = mode === 'binary' ? '2' : 2;
+      expect(sdkDecode(record)).toMatchObject({ id: 'evt-1', tenant: 'acme', priority });
+      const written =
+        mode === 'binary'
+          ? record.headers.ce_tenant
+          : (JSON.parse(record.value) as Record<string, unknown>).tenant;
+      expect(written).toBe('acme');
+      expect(() => encodeEvent({ ...signUp, extensions: { id: 'other' } })).toThrow(/id/);
+      expect(() => encodeEvent({ ...signUp, extensions: { Tenant: 'acme' } })).toThrow(/Tenant/);
+    },
+  );
+
   it('adds the headers it is given (trace context travels on to the results)', () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     expect(encodeEvent(signUp, { headers: { traceparent } }).headers.traceparent).toBe(traceparent);
