@@ -57,8 +57,8 @@ cat <<MSG
   health, metrics   http://127.0.0.1:${HTTP_PORT:-3000}/health/ready, /metrics
 
 In another terminal:
-  npm run emit -- --count 5      publish sample user.signed_up.v1 events
-  npm run results                print the result events as they arrive
+  npm run example:publish -- user.signed_up.v1 --count 5   publish sample sign-ups
+  npm run example:subscribe                               print the results, decoded
 
 Ctrl-C stops everything.
 MSG
