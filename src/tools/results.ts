@@ -45,9 +45,16 @@ async function main(): Promise<void> {
       return Promise.resolve();
     },
   });
-  const stop = () => void consumer.disconnect().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Ctrl-C under npm reaches this process twice (from the terminal and from npm): the second
+  // must not kill it before the consumer has left its group.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void consumer.disconnect().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 /** A dead letter's headers, decoded (its numbers are binary): where it came from, and why. */
