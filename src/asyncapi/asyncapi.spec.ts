@@ -115,6 +115,27 @@ describe('the AsyncAPI document', () => {
     expect(payload(event) ? [] : payload.errors).toEqual([]);
   });
 
+  it("accepts the README's example events as plain JSON envelopes of their type", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const examples = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map(([, block]) => JSON.parse(block) as { type?: unknown; data?: unknown })
+      .filter((block) => typeof block.type === 'string' && block.data !== undefined);
+    expect(examples.length).toBeGreaterThan(0);
+    const channelOf: Record<string, string> = {
+      'user.signed_up.v1': 'userSignedUp',
+      'order.placed.v1': 'orderPlaced',
+      'email.campaign.requested.v1': 'campaignRequested',
+      'email.contact_list.requested.v1': 'contactListRequested',
+    };
+    const problems = examples.map((event) => {
+      const channel = channelOf[event.type as string];
+      if (channel === undefined) return [`no inbound type ${String(event.type)}`];
+      const payload = validatorOf(messagesOf(channel).plain.payload);
+      return payload(event) ? [] : payload.errors;
+    });
+    expect(problems).toEqual(examples.map(() => []));
+  });
+
   it('keeps to the binding: extensions in structured mode only, specversion 1.0, a source, its own type', () => {
     const binary = messagesOf('userSignedUp').binary;
     const headers = validatorOf(binary.headers);
