@@ -1,6 +1,11 @@
 import type { IHeaders } from 'kafkajs';
 import { plainTextProblem } from '../contracts/is-plain-text';
 import { isRfc3339 } from '../contracts/is-rfc3339';
+import {
+  CLOUDEVENTS_EXTENSION_NAME as EXTENSION_NAME,
+  CLOUDEVENTS_HEADER_PREFIX,
+  MAX_EXTENSION_LENGTH,
+} from '../contracts/kafka-headers';
 import { InvalidEventError } from './invalid-event.error';
 import { headerText } from './record-encoding';
 
@@ -21,9 +26,6 @@ const CONTEXT_ATTRIBUTES = new Set([
   'subject',
   'time',
 ]);
-/** CloudEvents 1.0: lower-case letters and digits; the spec's "SHOULD NOT exceed 20" is a MUST here. */
-const EXTENSION_NAME = /^[a-z0-9]{1,20}$/;
-const MAX_EXTENSION_LENGTH = 1000;
 /** `application/json`, `application/cloudevents+json` and any `+json`, with optional parameters. */
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9.!#$&^_-]+\+)?json\s*(;.*)?$/i;
 const STRUCTURED_MEDIA_TYPE = /^application\/cloudevents\+json\s*(;.*)?$/i;
@@ -41,7 +43,9 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  */
 export function eventMode(headers: IHeaders, contentType: string | undefined): EventMode | 'json' {
   if (contentType !== undefined) checkJsonMediaType(contentType, 'content-type');
-  const ceHeaders = Object.keys(headers).filter((name) => name.startsWith('ce_'));
+  const ceHeaders = Object.keys(headers).filter((name) =>
+    name.startsWith(CLOUDEVENTS_HEADER_PREFIX),
+  );
   if (ceHeaders.length === 0) return 'json';
   if (isStructuredContentType(contentType)) {
     throw cloudEvent('a structured-mode record must not carry ce_ headers');
@@ -71,8 +75,8 @@ export function fromBinaryMode(
   const event: Record<string, unknown> = { data };
   if (contentType !== undefined) event.datacontenttype = contentType;
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith('ce_')) continue;
-    const attribute = name.slice(3);
+    if (!name.startsWith(CLOUDEVENTS_HEADER_PREFIX)) continue;
+    const attribute = name.slice(CLOUDEVENTS_HEADER_PREFIX.length);
     if (attribute === 'data' || !EXTENSION_NAME.test(attribute)) {
       throw cloudEvent(`header ${safeName(name)} is not a CloudEvents attribute name`);
     }
