@@ -118,6 +118,8 @@ describe('npm run local', () => {
     const local = await startLocal({
       KAFKA_BROKERS: '',
       KAFKA_PORT: String(kafkaPort),
+      // A free port of its own, as PrivateBroker does: port + 1 (kafka.sh's default) may be taken.
+      KAFKA_CONTROLLER_PORT: String(await freePort()),
       KAFKA_DIR: kafkaDir,
     });
     const broker = Number(readFileSync(join(kafkaDir, 'broker.pid'), 'utf8'));
