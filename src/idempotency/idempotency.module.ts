@@ -4,8 +4,12 @@ import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
 import { InstanceLiveness } from './instance-liveness';
 import { MemoryIdempotencyStore } from './memory-idempotency.store';
 import { RedisIdempotencyStore } from './redis-idempotency.store';
+import { SHARED_REDIS, type SharedRedis } from './shared-redis';
 
-/** The store of claims and outcomes (Redis, or memory locally), and this instance's heartbeat. */
+/**
+ * The store of claims and outcomes (Redis, or memory locally), the Redis connection it shares
+ * with `src/cluster/`, and this instance's heartbeat.
+ */
 @Module({
   providers: [
     {
@@ -25,9 +29,17 @@ import { RedisIdempotencyStore } from './redis-idempotency.store';
         return store;
       },
     },
+    {
+      provide: SHARED_REDIS,
+      inject: [IDEMPOTENCY_STORE, AppConfig],
+      useFactory: (store: IdempotencyStore, { idempotency }: AppConfig): SharedRedis | undefined =>
+        store instanceof RedisIdempotencyStore
+          ? { redis: store.client, keyPrefix: idempotency.keyPrefix }
+          : undefined,
+    },
     InstanceLiveness,
   ],
-  exports: [IDEMPOTENCY_STORE, InstanceLiveness],
+  exports: [IDEMPOTENCY_STORE, SHARED_REDIS, InstanceLiveness],
 })
 export class IdempotencyModule implements OnApplicationShutdown {
   constructor(@Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore) {}

@@ -194,6 +194,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (this.redis.status === 'wait') await this.redis.connect();
   }
 
+  /** The one connection, for what else replicas share in Redis (`SHARED_REDIS`). */
+  get client(): Redis {
+    return this.redis;
+  }
+
   /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
   get connected(): boolean {
     return this.connectionProblem === undefined;
