@@ -1,6 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { InstanceLiveness } from '../idempotency/instance-liveness';
+import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsModule } from '../metrics/metrics.module';
+import { GATE_CHANNEL, LocalGateChannel, type GateChannel } from './gate-channel';
+import { RedisGateChannel } from './redis-gate-channel';
 
 /**
  * What the replicas of one deployment share through Redis (`SHARED_REDIS`), so that the vendor
@@ -10,7 +14,24 @@ import { MetricsModule } from '../metrics/metrics.module';
  */
 @Module({
   imports: [IdempotencyModule, MetricsModule],
-  providers: [],
-  exports: [],
+  providers: [
+    {
+      provide: GATE_CHANNEL,
+      inject: [SHARED_REDIS, InstanceLiveness],
+      useFactory: (shared: SharedRedis | undefined, instance: InstanceLiveness): GateChannel => {
+        if (!shared) return new LocalGateChannel();
+        const channel = new RedisGateChannel(shared, instance.id);
+        channel.start();
+        return channel;
+      },
+    },
+  ],
+  exports: [GATE_CHANNEL],
 })
-export class ClusterModule {}
+export class ClusterModule implements OnApplicationShutdown {
+  constructor(@Inject(GATE_CHANNEL) private readonly gateChannel: GateChannel) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.gateChannel.stop();
+  }
+}

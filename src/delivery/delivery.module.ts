@@ -1,5 +1,6 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { ClusterModule } from '../cluster/cluster.module';
 import { EmailApiModule } from '../email-api/email-api.module';
 import { VendorClient } from '../email-api/vendor.client';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
@@ -19,7 +20,7 @@ import { VendorGate } from './vendor.gate';
  * the loop that turns what the vendor said into an outcome.
  */
 @Module({
-  imports: [EmailApiModule, IdempotencyModule, MetricsModule],
+  imports: [EmailApiModule, IdempotencyModule, MetricsModule, ClusterModule],
   providers: [
     {
       provide: CampaignBatcher,
@@ -76,6 +77,7 @@ export class DeliveryModule implements OnApplicationShutdown {
     metrics: MetricsService,
   ) {
     metrics.watchGate(() => gate.state);
+    gate.onClose((cause, origin) => metrics.vendorGateCloses.inc({ cause, origin }));
   }
 
   onApplicationShutdown(): void {

@@ -41,7 +41,12 @@ describe(VendorGate.name, () => {
   it('closes on a trip for the pause, holds waiters, and reopens by itself when the pause is over', async () => {
     const start = clock.now();
     expect(gate.trip('outage', PAUSE_MS, 'HTTP 503')).toBe(true);
-    expect(gate.state).toEqual({ open: false, reason: 'outage', until: start + PAUSE_MS });
+    expect(gate.state).toEqual({
+      open: false,
+      reason: 'outage',
+      until: start + PAUSE_MS,
+      origin: 'self',
+    });
     const wait = watch(gate.waitOpen());
 
     await clock.advance(PAUSE_MS - 1);
@@ -52,7 +57,7 @@ describe(VendorGate.name, () => {
     expect(wait.state).toBe('resolved');
     expect(gate.state).toEqual({ open: true });
     expect(changes).toEqual([
-      { open: false, reason: 'outage', until: start + PAUSE_MS },
+      { open: false, reason: 'outage', until: start + PAUSE_MS, origin: 'self' },
       { open: true },
     ]);
   });
@@ -68,10 +73,20 @@ describe(VendorGate.name, () => {
     await clock.advance(10_000);
     // A shorter pause from now ends before the current one: nothing changes.
     expect(gate.trip('auth', 5_000, 'status 401')).toBe(false);
-    expect(gate.state).toEqual({ open: false, reason: 'outage', until: start + PAUSE_MS });
+    expect(gate.state).toEqual({
+      open: false,
+      reason: 'outage',
+      until: start + PAUSE_MS,
+      origin: 'self',
+    });
     // A longer one moves the reopening later; consumption was paused already.
     expect(gate.trip('auth', PAUSE_MS, 'status 401')).toBe(false);
-    expect(gate.state).toEqual({ open: false, reason: 'auth', until: start + 10_000 + PAUSE_MS });
+    expect(gate.state).toEqual({
+      open: false,
+      reason: 'auth',
+      until: start + 10_000 + PAUSE_MS,
+      origin: 'self',
+    });
     const wait = watch(gate.waitOpen());
 
     await clock.advance(PAUSE_MS - 10_000); // the first pause would have ended here

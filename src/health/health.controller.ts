@@ -69,7 +69,8 @@ export class HealthController implements OnModuleInit, OnApplicationShutdown {
     }
     const gate = this.gate.state;
     if (!gate.open && gate.reason === 'auth') {
-      reasons.push('the vendor refused the credentials; consumption is paused');
+      const seen = gate.origin === 'peer' ? ' (reported by a peer replica)' : '';
+      reasons.push(`the vendor refused the credentials${seen}; consumption is paused`);
     }
     if (reasons.length > 0) {
       throw new ServiceUnavailableException({ status: 'not ready', reason: reasons.join('; ') });

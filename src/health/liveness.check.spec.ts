@@ -75,7 +75,7 @@ describe(LivenessCheck.name, () => {
   it('does not count time while the vendor gate is closed, nor before it opened again', () => {
     const { status, gate, check, clock } = setUp();
     status.fetched('t', 0, '0', '9', clock.now());
-    gate.set({ open: false, reason: 'outage', until: clock.now() + 2 * STALL_MS });
+    gate.set({ open: false, reason: 'outage', until: clock.now() + 2 * STALL_MS, origin: 'self' });
     clock.advance(2 * STALL_MS);
     expect(check.problem()).toBeUndefined(); // waiting for the vendor is not a stall
     gate.set({ open: true });

@@ -139,6 +139,13 @@ export class MetricsService {
     },
   });
 
+  readonly vendorGateCloses = new Counter({
+    name: 'mailbridge_vendor_gate_closes_total',
+    help: 'Times the vendor gate went from open to closed, by cause (auth, outage) and origin: self (this replica was refused or kept failing) or peer (another replica told it through Redis)',
+    labelNames: ['cause', 'origin'] as const,
+    registers: [this.registry],
+  });
+
   readonly consumerLag = new Gauge({
     name: 'mailbridge_consumer_lag_records',
     help: "Per owned partition: its high watermark as of the last batch fetched, minus the offset after the last record that, with every earlier one, reached its outcome (the offset this replica commits next). Stale while fetching waits; a revoked partition's series is removed",

@@ -1,0 +1,176 @@
+import { Logger } from '@nestjs/common';
+import type { Redis, Result } from 'ioredis';
+import type { SharedRedis } from '../idempotency/shared-redis';
+import type { GateCause, GateChannel, SharedClose } from './gate-channel';
+
+/*
+ * The key holds the standing close as JSON `{reason, until, detail, origin}`, `until` in Redis's
+ * own clock (TIME), and expires at `until`: no key, no close. The moment is compared only inside
+ * Redis; replicas are told the time left, which their own clocks can count whatever they read.
+ */
+
+/**
+ * Closes for ARGV[2] ms from now unless the standing close lasts as long already (extend-only),
+ * and publishes the new close (with its time left) on ARGV[5]. Returns {changed, close, left}.
+ */
+const CLOSE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local pause = tonumber(ARGV[2])
+local current = redis.call('GET', KEYS[1])
+if current then
+  local standing = cjson.decode(current)
+  if standing['until'] >= now + pause then
+    return {0, current, standing['until'] - now}
+  end
+end
+local value = cjson.encode({reason = ARGV[1], ['until'] = now + pause, detail = ARGV[3], origin = ARGV[4]})
+redis.call('SET', KEYS[1], value, 'PX', pause)
+redis.call('PUBLISH', ARGV[5], cjson.encode({close = value, remainingMs = pause}))
+return {1, value, pause}
+`;
+
+/** The standing close and its time left, or nothing when the gate is open. */
+const READ_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return nil end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local left = cjson.decode(current)['until'] - now
+if left <= 0 then return nil end
+return {current, left}
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    mailbridgeGateClose(key: string, ...args: string[]): Result<[number, string, number], Context>;
+    mailbridgeGateRead(key: string): Result<[string, number] | null, Context>;
+  }
+}
+
+/** Longest detail shared: the vendor's status or error, not a page of it. */
+const MAX_DETAIL = 200;
+/** How long a close waits for Redis before the replica goes on with its own gate alone. */
+const ANNOUNCE_TIMEOUT_MS = 2_000;
+
+/**
+ * The vendor gate shared by every replica through one Redis key and a pub/sub channel. The
+ * subscription has its own connection (a subscribed connection runs no other command), a
+ * duplicate of the shared one; each time it (re)connects it reads the key, so that a close
+ * announced while it was away still counts. A Redis that cannot be reached leaves each replica
+ * with its own gate: a close is not queued to land late, when it may no longer be true.
+ */
+export class RedisGateChannel implements GateChannel {
+  private readonly logger = new Logger(RedisGateChannel.name);
+  private readonly redis: Redis;
+  private readonly key: string;
+  private readonly channel: string;
+  private readonly listeners: Array<(close: SharedClose) => void> = [];
+  private subscriber?: Redis;
+
+  constructor(
+    shared: SharedRedis,
+    readonly self: string,
+  ) {
+    this.redis = shared.redis;
+    this.key = `${shared.keyPrefix}cluster:vendor-gate`;
+    this.channel = this.key;
+    this.redis.defineCommand('mailbridgeGateClose', { numberOfKeys: 1, lua: CLOSE_SCRIPT });
+    this.redis.defineCommand('mailbridgeGateRead', { numberOfKeys: 1, lua: READ_SCRIPT });
+  }
+
+  /** Subscribes (not awaited by the caller: a Redis that is down must not hold the start up). */
+  start(): void {
+    const subscriber = this.redis.duplicate({
+      lazyConnect: true,
+      autoResubscribe: false,
+      enableAutoPipelining: false,
+      // Named after this instance, so that an operator (or a test) can find its subscription.
+      connectionName: `mailbridge-gate:${this.self}`,
+    });
+    this.subscriber = subscriber;
+    // The idempotency store reports Redis being away (logs, readiness); an error listener keeps
+    // ioredis from printing each failed reconnection as an unhandled error event.
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, message: string) => this.heard(message));
+    subscriber.on('ready', () => {
+      subscriber
+        .subscribe(this.channel)
+        .then(() => this.catchUp())
+        .catch(() => undefined); // the next 'ready' tries again
+    });
+    subscriber.connect().catch(() => undefined);
+  }
+
+  async announce(
+    reason: GateCause,
+    pauseMs: number,
+    detail: string,
+  ): Promise<SharedClose | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
+    const call = this.redis.mailbridgeGateClose(
+      this.key,
+      reason,
+      String(Math.ceil(pauseMs)),
+      detail.slice(0, MAX_DETAIL),
+      this.self,
+      this.channel,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ANNOUNCE_TIMEOUT_MS);
+    });
+    try {
+      const reply = await Promise.race([call, timeout]);
+      return reply && closeOf(reply[1], reply[2]);
+    } catch (error) {
+      this.logger.warn(`could not share the vendor gate's close: ${(error as Error).name}`);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  listen(listener: (close: SharedClose) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async stop(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (!subscriber) return;
+    subscriber.removeAllListeners('ready');
+    if (subscriber.status !== 'ready') return subscriber.disconnect();
+    await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  /** Reads the standing close, for a replica that was not subscribed when it was announced. */
+  private async catchUp(): Promise<void> {
+    const reply = await this.redis.mailbridgeGateRead(this.key);
+    if (reply) this.deliver(closeOf(reply[0], reply[1]));
+  }
+
+  private heard(message: string): void {
+    try {
+      const { close, remainingMs } = JSON.parse(message) as { close: string; remainingMs: number };
+      this.deliver(closeOf(close, remainingMs));
+    } catch {
+      this.logger.warn('ignored a malformed message on the vendor gate channel');
+    }
+  }
+
+  private deliver(close: SharedClose | undefined): void {
+    if (!close || close.origin === this.self) return;
+    for (const listener of this.listeners) listener(close);
+  }
+}
+
+/** The close a stored value describes, with `remainingMs` left; undefined if it is not one. */
+function closeOf(value: string, remainingMs: number): SharedClose | undefined {
+  const stored = JSON.parse(value) as Partial<Record<string, unknown>>;
+  const { reason, detail, origin } = stored;
+  if (reason !== 'auth' && reason !== 'outage') return undefined;
+  if (typeof detail !== 'string' || typeof origin !== 'string') return undefined;
+  if (!(remainingMs > 0)) return undefined;
+  return { reason, detail, origin, remainingMs };
+}
