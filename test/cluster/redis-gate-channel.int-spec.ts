@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { SharedClose } from '../../src/cluster/gate-channel';
 import { RedisGateChannel } from '../../src/cluster/redis-gate-channel';
+import { freePort } from '../support/free-port';
 import { waitFor } from '../support/kafka-helpers';
 
 const URL = 'redis://127.0.0.1:6379';
@@ -113,6 +114,21 @@ describe('RedisGateChannel on the real Redis', () => {
 
     const heard = await waitFor(() => c.heard[0], { what: 'c to read the close on reconnecting' });
     expect(heard).toMatchObject({ reason: 'outage', detail: 'HTTP 503', origin: 'peer-x' });
+  });
+
+  it('tells nobody, and queues nothing, while Redis cannot be reached, so the replica goes on alone', async () => {
+    const port = await freePort(); // nothing listens there
+    const redis = new Redis(`redis://127.0.0.1:${port}`, {
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+    });
+    connections.push(redis);
+    redis.on('error', () => undefined);
+    redis.connect().catch(() => undefined);
+    const channel = new RedisGateChannel({ redis, keyPrefix: prefix }, 'alone');
+    expect(await channel.announce('auth', 5_000, 'status 401')).toBeUndefined();
+    // Not queued either: a close sent when Redis comes back might no longer be true.
+    expect((redis as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
   });
 
   it('closes its subscription at stop', async () => {

@@ -17,6 +17,8 @@ const AUTH = /refused the credentials/;
 /** When one replica's readiness turned to the auth gate, and when it was ready again after. */
 interface Turns {
   paused?: number;
+  /** What readiness said when it turned. */
+  reason?: string;
   resumed?: number;
 }
 
@@ -32,7 +34,10 @@ function watchReadiness(replicas: Replicas, turns: Map<string, Turns>): () => Pr
     while (polling) {
       const { status, body } = await replicas.readiness(replica);
       const at = Date.now();
-      if (seen.paused === undefined && status === 503 && AUTH.test(body)) seen.paused = at;
+      if (seen.paused === undefined && status === 503 && AUTH.test(body)) {
+        seen.paused = at;
+        seen.reason = body;
+      }
       if (seen.paused !== undefined && seen.resumed === undefined && status === 200) {
         seen.resumed = at;
       }
@@ -109,6 +114,9 @@ describe('three replicas and a vendor that starts refusing our key', () => {
       { timeoutMs: 60_000, intervalMs: 100, what: 'every replica to report the auth gate' },
     );
     const pausedMetrics = await Promise.all(replicas.all.map(metrics));
+    // Sign-ups for every partition while the gate is closed: they wait for it to reopen.
+    const whilePaused = Array.from({ length: 30 }, (_, i) => signUp(2_000 + i, run));
+    await fixture.publish('TOPIC_USER_SIGNED_UP', whilePaused, (e) => e.data.userId);
 
     const refused = () => fixture.sandbox.requests.filter((r) => r.status === 401);
     const firstRefusal = Date.parse(refused()[0].at);
@@ -120,6 +128,10 @@ describe('three replicas and a vendor that starts refusing our key', () => {
     // Only the refused replica knocked, and only with what it had under way.
     console.log(`401s while the vendor refused the key: ${refused().length}`);
     expect(refused().length).toBeLessThanOrEqual(3);
+
+    // Readiness on the two others says the refusal was a peer's.
+    const byPeer = [...turns.values()].filter((t) => t.reason!.includes('reported by a peer'));
+    expect(byPeer).toHaveLength(2);
 
     // Every replica showed the close while it stood, and says who closed it.
     for (const text of pausedMetrics) {
@@ -149,9 +161,16 @@ describe('three replicas and a vendor that starts refusing our key', () => {
     );
     expect(spread).toBeLessThanOrEqual(1_500);
     for (const at of resumed) expect(at - firstRefusal).toBeGreaterThanOrEqual(PAUSE_MS - 100);
+    // From shortly after the last replica paused until the pause ended, nobody knocked at all.
+    const quietFrom = Math.max(...[...turns.values()].map((t) => t.paused!)) + 500;
+    const knocks = fixture.sandbox.requests.filter((r) => {
+      const at = Date.parse(r.at);
+      return at >= quietFrom && at < firstRefusal + PAUSE_MS;
+    });
+    expect(knocks).toEqual([]);
 
     // Nothing lost, nothing twice: one result per event, every one of them sent.
-    const events = [...before, ...during];
+    const events = [...before, ...during, ...whilePaused];
     await waitFor(() => (sent().size >= events.length ? true : undefined), {
       timeoutMs: 120_000,
       what: 'a result for every event',
