@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { SharedClose } from '../../src/cluster/gate-channel';
 import { RedisGateChannel } from '../../src/cluster/redis-gate-channel';
+import { systemClock } from '../../src/delivery/clock';
+import { VendorGate } from '../../src/delivery/vendor.gate';
 import { freePort } from '../support/free-port';
 import { waitFor } from '../support/kafka-helpers';
 
@@ -129,6 +132,30 @@ describe('RedisGateChannel on the real Redis', () => {
     expect(await channel.announce('auth', 5_000, 'status 401')).toBeUndefined();
     // Not queued either: a close sent when Redis comes back might no longer be true.
     expect((redis as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
+  });
+
+  it('pauses two VendorGates on two connections together, and reopens them together', async () => {
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const a = new VendorGate(systemClock, (await replica('gate-a')).channel);
+    const b = new VendorGate(systemClock, (await replica('gate-b')).channel);
+    const reopened: number[] = [];
+    for (const gate of [a, b]) {
+      gate.onChange((state) => state.open && reopened.push(Date.now()));
+    }
+    try {
+      expect(a.trip('auth', 3_000, 'status 401')).toBe(true);
+      await waitFor(() => (b.state.open ? undefined : b.state), { what: 'b to close' });
+      expect(b.state).toMatchObject({ open: false, reason: 'auth', origin: 'peer' });
+
+      await waitFor(() => (reopened.length === 2 ? true : undefined), { what: 'both to reopen' });
+      expect(Math.abs(reopened[0] - reopened[1])).toBeLessThanOrEqual(1_000);
+    } finally {
+      a.close();
+      b.close();
+      jest.restoreAllMocks();
+    }
   });
 
   it('closes its subscription at stop', async () => {
