@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
@@ -132,6 +133,33 @@ describe('RedisGateChannel on the real Redis', () => {
     expect(await channel.announce('auth', 5_000, 'status 401')).toBeUndefined();
     // Not queued either: a close sent when Redis comes back might no longer be true.
     expect((redis as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
+  });
+
+  it('gives up on a Redis that hangs, which applies the close when it answers again', async () => {
+    const port = await freePort();
+    const server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const redis = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: null });
+    connections.push(redis);
+    redis.on('error', () => undefined); // refused while redis-server starts
+    try {
+      await waitFor(() => (redis.status === 'ready' ? true : undefined), {
+        what: 'the private Redis',
+      });
+      const channel = new RedisGateChannel({ redis, keyPrefix: prefix }, 'hung');
+      server.kill('SIGSTOP');
+      expect(await channel.announce('auth', 60_000, 'status 401')).toBeUndefined();
+      server.kill('SIGCONT');
+      await waitFor(async () => ((await redis.exists(key)) === 1 ? true : undefined), {
+        what: 'the late close to land',
+      });
+    } finally {
+      server.kill('SIGCONT');
+      server.kill('SIGKILL');
+    }
   });
 
   it('pauses two VendorGates on two connections together, and reopens them together', async () => {
