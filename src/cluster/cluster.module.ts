@@ -1,10 +1,13 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { REQUEST_BUDGET } from '../email-api/request-budget';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
 import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsModule } from '../metrics/metrics.module';
 import { GATE_CHANNEL, LocalGateChannel, type GateChannel } from './gate-channel';
 import { RedisGateChannel } from './redis-gate-channel';
+import { requestBudgetProvider } from './request-budget.provider';
+import type { SharedRequestBudget } from './shared-request-budget';
 
 /**
  * What the replicas of one deployment share through Redis (`SHARED_REDIS`), so that the vendor
@@ -25,13 +28,19 @@ import { RedisGateChannel } from './redis-gate-channel';
         return channel;
       },
     },
+    requestBudgetProvider,
   ],
-  exports: [GATE_CHANNEL],
+  exports: [GATE_CHANNEL, REQUEST_BUDGET],
 })
 export class ClusterModule implements OnApplicationShutdown {
-  constructor(@Inject(GATE_CHANNEL) private readonly gateChannel: GateChannel) {}
+  constructor(
+    @Inject(GATE_CHANNEL) private readonly gateChannel: GateChannel,
+    @Inject(REQUEST_BUDGET) private readonly budget: SharedRequestBudget,
+  ) {}
 
+  /** The consumer's stop ends the budget's waits first (`app.ts`); this covers any other way. */
   async onApplicationShutdown(): Promise<void> {
+    this.budget.close();
     await this.gateChannel.stop();
   }
 }

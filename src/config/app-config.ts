@@ -1,3 +1,4 @@
+import { parseVendorRate } from './vendor-rate';
 import type { EnvironmentVariables } from './environment.dto';
 import { kafkaSecrets, kafkaSecurityFrom, redactKafkaSecurity } from './kafka-security';
 
@@ -63,6 +64,16 @@ function sectionsFrom(env: EnvironmentVariables) {
       poolConnections: env.VENDOR_POOL_CONNECTIONS,
       chunkConcurrency: env.VENDOR_CHUNK_CONCURRENCY,
     },
+    /** The pace all replicas keep together per vendor endpoint and key (`src/cluster/`). */
+    requestBudget: {
+      /** Undefined: no pace (a 429's Retry-After still holds every replica back). */
+      contacts: {
+        rate: parseVendorRate(env.VENDOR_CONTACTS_RATE),
+        burst: env.VENDOR_CONTACTS_BURST,
+      },
+      relay: { rate: parseVendorRate(env.VENDOR_RELAY_RATE), burst: env.VENDOR_RELAY_BURST },
+      marginMs: env.VENDOR_RATE_MARGIN_MS,
+    },
     sender: {
       from: { name: env.SENDER_FROM_NAME, email: env.SENDER_FROM_EMAIL },
       // Spread, so that the type says what templates rely on: no reply-to unless one is set.
@@ -125,6 +136,7 @@ export type KafkaConfig = AppConfigSections['kafka'];
 export type TopicsConfig = AppConfigSections['topics'];
 export type ResultsConfig = AppConfigSections['results'];
 export type VendorConfig = AppConfigSections['vendor'];
+export type RequestBudgetConfig = AppConfigSections['requestBudget'];
 export type SenderConfig = AppConfigSections['sender'];
 export type ConsumerConfig = AppConfigSections['consumer'];
 export type BatchingConfig = AppConfigSections['batching'];
@@ -141,6 +153,7 @@ export class AppConfig implements AppConfigSections {
   readonly topics!: TopicsConfig;
   readonly results!: ResultsConfig;
   readonly vendor!: VendorConfig;
+  readonly requestBudget!: RequestBudgetConfig;
   readonly sender!: SenderConfig;
   readonly consumer!: ConsumerConfig;
   readonly batching!: BatchingConfig;

@@ -239,6 +239,48 @@ describe(loadConfig.name, () => {
     ]);
   });
 
+  it('paces contact lists at the documented 60 a minute and campaign sends not at all, unless set', () => {
+    expect(loadConfig(production).requestBudget).toEqual({
+      contacts: { rate: { count: 60, periodMs: 60_000 }, burst: 1 },
+      relay: { rate: undefined, burst: 1 },
+      marginMs: 1000,
+    });
+    const set = loadConfig({
+      ...production,
+      VENDOR_CONTACTS_RATE: '120/min',
+      VENDOR_CONTACTS_BURST: '5',
+      VENDOR_RELAY_RATE: '10/s',
+      VENDOR_RATE_MARGIN_MS: '50',
+    }).requestBudget;
+    expect(set.contacts).toEqual({ rate: { count: 120, periodMs: 60_000 }, burst: 5 });
+    expect(set.relay.rate).toEqual({ count: 10, periodMs: 1_000 });
+    expect(
+      loadConfig({ ...production, VENDOR_CONTACTS_RATE: 'off' }).requestBudget.contacts.rate,
+    ).toBeUndefined();
+  });
+
+  it('names a malformed or contradictory request budget setting', () => {
+    expect(
+      problemsOf({
+        ...production,
+        VENDOR_CONTACTS_RATE: '60 per minute',
+        VENDOR_RELAY_RATE: '0/s',
+      }),
+    ).toEqual([
+      'VENDOR_CONTACTS_RATE must be off or <count>/<s|min|h>, such as 60/min',
+      'VENDOR_RELAY_RATE must be off or <count>/<s|min|h>, such as 10/s',
+    ]);
+    expect(problemsOf({ ...production, VENDOR_CONTACTS_BURST: '0' })).toEqual([
+      'VENDOR_CONTACTS_BURST must not be less than 1',
+    ]);
+    expect(problemsOf({ ...production, VENDOR_CONTACTS_BURST: '61' })).toEqual([
+      'VENDOR_CONTACTS_BURST must not exceed the count of VENDOR_CONTACTS_RATE (60)',
+    ]);
+    expect(problemsOf({ ...production, VENDOR_RELAY_RATE: '10/s' })).toEqual([
+      'VENDOR_RATE_MARGIN_MS must be shorter than the period of VENDOR_RELAY_RATE (1000 ms)',
+    ]);
+  });
+
   it('reads the SASL password from a file too', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailbridge-config-'));
     writeFileSync(join(dir, 'sasl'), 'from-file-sasl\n');

@@ -7,6 +7,7 @@ import { defaultsFor, variablesReadableFromFile, type Mode } from './default.dec
 import { EnvironmentVariables } from './environment.dto';
 import { checkKafkaSecurity } from './kafka-security';
 import { isSafeVendorUrl } from './vendor-url';
+import { checkVendorRates } from './vendor-rate';
 
 type Env = Record<string, string | undefined>;
 
@@ -70,6 +71,7 @@ function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   );
   if (inScope('VENDOR_RELAY_BASE_URL')) problems.push(...checkInsecureUrls(vars));
   problems.push(...checkKafkaSecurity(vars, { fromFile, unreadable }));
+  if (inScope('VENDOR_CONTACTS_RATE')) problems.push(...checkVendorRates(vars));
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);
 }

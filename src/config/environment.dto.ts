@@ -15,6 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { Default, LocalDefault, MODES, ReadableFromFile, type Mode } from './default.decorator';
+import { VENDOR_RATE_FORM } from './vendor-rate';
 import { SANDBOX_API_KEY, SANDBOX_PORT, SANDBOX_RELAY_ACCESS_TOKEN } from './sandbox-defaults';
 import {
   DEFAULT_RESULT_SOURCE,
@@ -382,6 +383,46 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(256)
   VENDOR_CHUNK_CONCURRENCY!: number;
+
+  /**
+   * Contact-list requests the vendor may receive per period from all replicas together, counted
+   * per API key: `60/min`, `10/s`, `1000/h` or `off`. The vendor documents 60 per minute.
+   */
+  @Default('60/min')
+  @Matches(VENDOR_RATE_FORM, {
+    message: 'VENDOR_CONTACTS_RATE must be off or <count>/<s|min|h>, such as 60/min',
+  })
+  VENDOR_CONTACTS_RATE!: string;
+
+  /** Contact-list requests that may go at once after a quiet spell (lowers the steady pace). */
+  @Default('1')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_CONTACTS_BURST!: number;
+
+  /** The same for campaign sends; `off` by default: the vendor documents no limit. */
+  @Default('off')
+  @Matches(VENDOR_RATE_FORM, {
+    message: 'VENDOR_RELAY_RATE must be off or <count>/<s|min|h>, such as 10/s',
+  })
+  VENDOR_RELAY_RATE!: string;
+
+  @Default('1')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VENDOR_RELAY_BURST!: number;
+
+  /**
+   * Added to each rate's period when spacing requests, so that requests granted a period apart
+   * still arrive a period apart when the way to the vendor delays one more than another.
+   */
+  @Default('1000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  VENDOR_RATE_MARGIN_MS!: number;
 
   @LocalDefault('hello@mailbridge.local')
   @IsEmail({}, { message: 'SENDER_FROM_EMAIL must be an email address' })

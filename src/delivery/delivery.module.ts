@@ -20,7 +20,12 @@ import { VendorGate } from './vendor.gate';
  * the loop that turns what the vendor said into an outcome.
  */
 @Module({
-  imports: [EmailApiModule, IdempotencyModule, MetricsModule, ClusterModule],
+  imports: [
+    EmailApiModule.withBudget(ClusterModule),
+    IdempotencyModule,
+    MetricsModule,
+    ClusterModule,
+  ],
   providers: [
     {
       provide: CampaignBatcher,

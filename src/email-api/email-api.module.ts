@@ -1,24 +1,40 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Type,
+} from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { REQUEST_BUDGET, type RequestBudget } from './request-budget';
 import { VendorClient } from './vendor.client';
 
-@Module({
-  imports: [MetricsModule],
-  providers: [
-    {
-      provide: VendorClient,
-      inject: [AppConfig, MetricsService],
-      // The client reports each attempt's duration and each retry (`VendorObserver`).
-      useFactory: (c: AppConfig, metrics: MetricsService) =>
-        new VendorClient(c.vendor, { observer: metrics }),
-    },
-  ],
-  exports: [VendorClient],
-})
+@Module({})
 export class EmailApiModule implements OnApplicationShutdown {
   constructor(@Inject(VendorClient) private readonly client: VendorClient) {}
+
+  /**
+   * The client, pacing its requests by the `REQUEST_BUDGET` that `budgetModule` exports: the
+   * budget lives where replicas share state (`src/cluster/`), which this folder does not import.
+   */
+  static withBudget(budgetModule: Type): DynamicModule {
+    return {
+      module: EmailApiModule,
+      imports: [MetricsModule, budgetModule],
+      providers: [
+        {
+          provide: VendorClient,
+          inject: [AppConfig, MetricsService, REQUEST_BUDGET],
+          // The client reports each attempt's duration and each retry (`VendorObserver`).
+          useFactory: (c: AppConfig, metrics: MetricsService, budget: RequestBudget) =>
+            new VendorClient(c.vendor, { observer: metrics, budget }),
+        },
+      ],
+      exports: [VendorClient],
+    };
+  }
 
   /** After the consumer stopped (Nest closes transports before this hook). */
   async onApplicationShutdown(): Promise<void> {

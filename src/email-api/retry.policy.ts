@@ -1,3 +1,4 @@
+import { BudgetClosedError } from './request-budget';
 import { VendorError, VendorNetworkError } from './vendor.errors';
 
 export interface RetrySettings {
@@ -48,6 +49,7 @@ export class RetryPolicy {
       try {
         return { ok: true, value: await attempt(), attempts: n, ambiguousAttempts };
       } catch (thrown) {
+        if (thrown instanceof BudgetClosedError) throw thrown; // stopping: nothing was sent
         const error =
           thrown instanceof VendorError
             ? thrown

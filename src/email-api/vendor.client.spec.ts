@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { MockAgent, errors } from 'undici';
 import type { VendorConfig } from '../config/app-config';
+import { BudgetClosedError, type RequestBudget } from './request-budget';
 import { VendorClient } from './vendor.client';
 import {
   VendorAuthError,
@@ -399,6 +400,91 @@ describe(VendorClient.name, () => {
         retriable: true,
       });
       expect(sleeps).toHaveLength(3);
+    });
+  });
+
+  describe('request budget', () => {
+    let steps: string[];
+    const budget: RequestBudget = {
+      take: (endpoint) => {
+        steps.push(`take ${endpoint}`);
+        return Promise.resolve();
+      },
+      shrink: (endpoint, ms) => void steps.push(`shrink ${endpoint} ${ms}`),
+    };
+    const budgeted = () =>
+      new VendorClient(vendorConfig(), {
+        dispatcher: agent,
+        random: () => 0.5,
+        now: () => NOW,
+        sleep: () => Promise.resolve(),
+        logger: { log: () => undefined, warn: () => undefined },
+        budget,
+      });
+    const replyContacts = (
+      status: number,
+      data: object | string,
+      headers?: Record<string, string>,
+    ) =>
+      agent
+        .get(API)
+        .intercept({ path: '/v1/contacts', method: 'POST' })
+        .reply(() => {
+          steps.push('write contacts');
+          return { statusCode: status, data, responseOptions: { headers } };
+        });
+
+    beforeEach(() => {
+      steps = [];
+      client = budgeted();
+    });
+
+    it('takes a token right before every attempt, retries included', async () => {
+      replyContacts(503, { message: 'busy' });
+      replyContacts(200, { id: UUID });
+
+      await client.createContactList({ name: 'Newsletter' });
+
+      expect(steps).toEqual(['take contacts', 'write contacts', 'take contacts', 'write contacts']);
+    });
+
+    it("shrinks the endpoint's budget by a 429's Retry-After, and by nothing else", async () => {
+      replyContacts(429, { message: 'slow down' }, { 'retry-after': '7' });
+      replyContacts(429, { message: 'slow down' });
+      replyContacts(503, { message: 'busy' }, { 'retry-after': '5' });
+      replyContacts(200, { id: UUID });
+
+      await client.createContactList({ name: 'Newsletter' });
+
+      expect(steps.filter((s) => s.startsWith('shrink'))).toEqual(['shrink contacts 7000']);
+    });
+
+    it("takes a campaign request's token before marking it as about to be written", async () => {
+      replySend(429, { message: 'slow down' }, { 'retry-after': '2' });
+      replySend(200);
+
+      await client.sendCampaign(campaign(), {
+        beforeWrite: (indexes) => {
+          steps.push('mark sending');
+          return Promise.resolve(new Set(indexes));
+        },
+      });
+
+      expect(steps).toEqual(['take relay', 'mark sending', 'shrink relay 2000', 'take relay']);
+      expect(seen).toHaveLength(2);
+    });
+
+    it('lets a stop end the wait for a token without turning it into a vendor failure', async () => {
+      client = new VendorClient(vendorConfig(), {
+        dispatcher: agent,
+        sleep: () => Promise.resolve(),
+        logger: { log: () => undefined, warn: () => undefined },
+        budget: { take: () => Promise.reject(new BudgetClosedError()), shrink: () => undefined },
+      });
+
+      await expect(client.createContactList({ name: 'Newsletter' })).rejects.toBeInstanceOf(
+        BudgetClosedError,
+      );
     });
   });
 

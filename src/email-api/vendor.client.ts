@@ -4,14 +4,15 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { Dispatcher } from 'undici';
 import type { VendorConfig } from '../config/app-config';
 import { CampaignSplitter, campaignBody } from './campaign.splitter';
+import { NO_BUDGET, type RequestBudget } from './request-budget';
 import { RetryPolicy } from './retry.policy';
 import { SecretRedactor } from './secret.redactor';
 import {
   VendorAuthError,
   VendorConfigError,
+  VendorError,
   VendorRequestError,
   VendorWithheldError,
-  type VendorError,
 } from './vendor.errors';
 import { checkCampaign, checkContactList } from './vendor-request.validator';
 import { parseCampaignResponse, parseContactListResponse } from './vendor-response.parser';
@@ -49,6 +50,8 @@ export interface VendorClientDeps {
   logger?: VendorLogger;
   /** Hears of every HTTP attempt and every retry (metrics). */
   observer?: VendorObserver;
+  /** The pace shared with the other replicas; none when absent. */
+  budget?: RequestBudget;
 }
 
 type Content = Omit<CampaignRequest, 'recipients'>;
@@ -86,6 +89,9 @@ export class VendorClient {
    * transport is written at once rather than queued: `beforeWrite` then really is "just before".
    */
   private readonly relaySlots: LimitFunction;
+  /** The same for contact lists, so that a token is taken only once a connection is free. */
+  private readonly contactSlots: LimitFunction;
+  private readonly budget: RequestBudget;
 
   constructor(
     private readonly config: VendorConfig,
@@ -99,6 +105,7 @@ export class VendorClient {
     const redactor = new SecretRedactor([token, config.relayAccessToken, config.apiKey]);
     this.logger = deps.logger ?? new Logger(VendorClient.name);
     this.observer = deps.observer;
+    this.budget = deps.budget ?? NO_BUDGET;
     this.transport = new VendorTransport({
       connections: config.poolConnections,
       connectTimeoutMs: config.connectTimeoutMs,
@@ -134,6 +141,7 @@ export class VendorClient {
     this.splitter = new CampaignSplitter(config.maxBodyBytes);
     this.maxRecipients = config.maxRecipientsPerRequest;
     this.relaySlots = pLimit(config.poolConnections);
+    this.contactSlots = pLimit(config.poolConnections);
   }
 
   /**
@@ -177,7 +185,10 @@ export class VendorClient {
     const body = JSON.stringify(request);
     const outcome = await this.retry.run(
       'contact creation',
-      async () => parseContactListResponse(await this.post('contacts', this.contacts, body)),
+      () =>
+        this.contactSlots(async () =>
+          parseContactListResponse(await this.post('contacts', this.contacts, body)),
+        ),
       this.retried('contacts'),
     );
     if (outcome.ok) return { ...outcome.value, ambiguousAttempts: outcome.ambiguousAttempts };
@@ -188,21 +199,34 @@ export class VendorClient {
     await this.transport.close();
   }
 
-  /** One HTTP attempt, its duration and status reported to the observer. */
+  /**
+   * One HTTP attempt, the one place attempts go out: it takes its budget token first (unless
+   * the caller took it already), inside the caller's connection slot, so that little but the
+   * write itself lies between the token and the vendor. A 429 with `Retry-After` holds back
+   * every replica; the retry's own wait for it then ends at the same moment, so the two do not
+   * add up. Its duration and status go to the observer.
+   */
   private async post(
     name: VendorEndpointName,
     endpoint: VendorEndpoint,
     body: string,
+    tokenTaken = false,
   ): Promise<VendorReply> {
-    const observer = this.observer;
-    if (!observer) return this.transport.post(endpoint, body);
+    if (!tokenTaken) await this.budget.take(name);
     const started = performance.now();
     try {
       const reply = await this.transport.post(endpoint, body);
-      observer.vendorRequest(name, String(reply.status), (performance.now() - started) / 1000);
+      this.observer?.vendorRequest(
+        name,
+        String(reply.status),
+        (performance.now() - started) / 1000,
+      );
       return reply;
     } catch (error) {
-      observer.vendorRequest(name, failedStatus(error), (performance.now() - started) / 1000);
+      this.observer?.vendorRequest(name, failedStatus(error), (performance.now() - started) / 1000);
+      if (error instanceof VendorError && error.status === 429 && error.retryAfterMs) {
+        this.budget.shrink(name, error.retryAfterMs);
+      }
       throw error;
     }
   }
@@ -223,7 +247,11 @@ export class VendorClient {
       'campaign send',
       () =>
         this.relaySlots(async () => {
+          let tokenTaken = false;
           if (body === undefined) {
+            // The token before the mark: a request still waiting for one is not "maybe sent".
+            await this.budget.take('relay');
+            tokenTaken = true;
             const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
             const withheld = indexes.filter((i) => !allowed.has(i));
             if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
@@ -231,7 +259,7 @@ export class VendorClient {
             if (indexes.length === 0) return undefined;
             body = campaignBody(send.content, send.to, indexes);
           }
-          return parseCampaignResponse(await this.post('relay', this.relay, body));
+          return parseCampaignResponse(await this.post('relay', this.relay, body, tokenTaken));
         }),
       this.retried('relay'),
     );

@@ -123,6 +123,28 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Requests that waited for their budget token (the pace all replicas share). */
+  readonly vendorBudgetWaits = new Counter({
+    name: 'mailbridge_vendor_budget_waits_total',
+    help: 'Vendor requests that waited for a token of the shared request budget, by endpoint (relay, contacts)',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
+  readonly vendorBudgetWaitSeconds = new Counter({
+    name: 'mailbridge_vendor_budget_wait_seconds_total',
+    help: 'Seconds vendor requests spent waiting for a token of the shared request budget, by endpoint',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
+  readonly vendorBudgetShrinks = new Counter({
+    name: 'mailbridge_vendor_budget_shrinks_total',
+    help: 'Times a 429 with Retry-After held the shared request budget back for every replica, by endpoint',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
   readonly vendorGateClosed = new Gauge({
     name: 'mailbridge_vendor_gate_closed',
     help: 'Whether the vendor gate is closed (1) or not (0) for each cause: auth (keys refused), outage (failures outlived the retries); consumption pauses while one is 1',
@@ -223,6 +245,17 @@ export class MetricsService {
   /** A failed attempt is about to be tried again. */
   vendorRetry(endpoint: VendorEndpointLabel, reason: string): void {
     this.vendorRetries.inc({ endpoint, reason });
+  }
+
+  /** A vendor request waited `seconds` for its budget token. */
+  budgetWaited(endpoint: VendorEndpointLabel, seconds: number): void {
+    this.vendorBudgetWaits.inc({ endpoint });
+    this.vendorBudgetWaitSeconds.inc({ endpoint }, seconds);
+  }
+
+  /** A 429's `Retry-After` held the endpoint's budget back. */
+  budgetShrunk(endpoint: VendorEndpointLabel): void {
+    this.vendorBudgetShrinks.inc({ endpoint });
   }
 
   /** The Kafka transport hands over what it knows; read at every scrape from then on. */

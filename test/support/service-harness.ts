@@ -58,6 +58,8 @@ export function serviceEnv(
     LOG_LEVEL: 'warn',
     // Tests publish before they start the service; production's `latest` would skip those events.
     CONSUMER_START_FROM: 'earliest',
+    // The sandbox keeps no rate limit unless told to: tests of the request budget set one.
+    VENDOR_CONTACTS_RATE: 'off',
     ...topics,
     ...overrides,
   };
