@@ -1,0 +1,91 @@
+import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
+import { busiestWindow, perCalendarMinute } from '../support/arrivals';
+import { contactListRequested } from '../support/events';
+import { uniqueName, waitFor } from '../support/kafka-helpers';
+import { metricOf } from '../support/replica-metrics';
+import { Replicas } from '../support/replicas';
+import { PipelineFixture } from '../support/service-harness';
+
+jest.setTimeout(300_000);
+
+/** A little over two minutes of contact lists at 60 a minute, shared by three replicas. */
+const LISTS = 135;
+
+describe('three replicas sharing the contacts budget of 60 a minute', () => {
+  const fixture = new PipelineFixture();
+  const run = uniqueName('budget');
+  const commands = Array.from({ length: LISTS }, (_, i) => contactListRequested(i, run));
+  let replicas: Replicas;
+
+  beforeAll(async () => {
+    await fixture.start();
+    replicas = new Replicas(fixture, { VENDOR_CONTACTS_RATE: '60/min' });
+    const started = await replicas.start(3);
+    await waitFor(
+      async () => {
+        const states = await Promise.all(started.map((r) => replicas.readiness(r)));
+        return states.every((s) => s.status === 200) || undefined;
+      },
+      { timeoutMs: 60_000, what: 'three ready replicas' },
+    );
+  }, 90_000);
+  afterAll(async () => {
+    await replicas?.stopAll();
+    await fixture.stop();
+  }, 60_000);
+
+  it('never lets the vendor see more than 60 contacts requests in a minute, and loses or doubles no list', async () => {
+    await fixture.publish('TOPIC_CONTACT_LIST_REQUESTED', commands, (e) => e.id);
+
+    const results = await waitFor(
+      () => {
+        const r = fixture.collector.results<EmailContactListCreatedV1>(
+          fixture.topics.TOPIC_CONTACT_LIST_CREATED,
+        );
+        return r.length >= LISTS ? r : undefined;
+      },
+      { timeoutMs: 200_000, intervalMs: 500, what: 'every contact list to be created' },
+    );
+
+    const contacts = fixture.sandbox.requests.filter((r) => !r.path.includes('/relay/'));
+    const arrivals = contacts.map((r) => Date.parse(r.at));
+    for (const [minute, count] of perCalendarMinute(arrivals)) {
+      console.log(`contacts requests in ${minute} UTC: ${count}`);
+    }
+    const busiest = busiestWindow(arrivals, 60_000);
+    console.log(`contacts requests in the busiest sliding 60 s: ${busiest}`);
+    for (const count of perCalendarMinute(arrivals).values()) expect(count).toBeLessThanOrEqual(60);
+    expect(busiest).toBeLessThanOrEqual(60);
+
+    // Exactly one result per command, none failed, and no list name created twice.
+    expect(results).toHaveLength(LISTS);
+    expect(new Set(results.map((r) => r.sourceeventid))).toEqual(
+      new Set(commands.map((c) => c.id)),
+    );
+    expect(fixture.collector.count(fixture.topics.TOPIC_DISPATCH_FAILED)).toBe(0);
+    const names = contacts
+      .filter((r) => r.status === 200)
+      .map((r) => (r.body as { name: string }).name);
+    expect(names).toHaveLength(LISTS);
+    expect(new Set(names).size).toBe(LISTS);
+
+    // All three replicas sent lists: the budget was shared, not used by one replica alone.
+    for (const replica of replicas.all) {
+      const sent = await metricOf(replica, 'mailbridge_vendor_request_duration_seconds_count', {
+        endpoint: 'contacts',
+      });
+      const waited = await metricOf(replica, 'mailbridge_vendor_budget_waits_total', {
+        endpoint: 'contacts',
+      });
+      const seconds = await metricOf(replica, 'mailbridge_vendor_budget_wait_seconds_total', {
+        endpoint: 'contacts',
+      });
+      console.log(
+        `${replica.name}: ${sent} contacts requests, ${waited} waited for a token, ${seconds.toFixed(0)} s in all`,
+      );
+      expect(sent).toBeGreaterThan(0);
+      expect(waited).toBeGreaterThan(0);
+      expect(seconds).toBeGreaterThan(0);
+    }
+  });
+});
