@@ -4,7 +4,9 @@ import {
   ContactListBatcher,
   type ContactListBatcherOptions,
   type ContactListCreator,
+  type ListLedger,
 } from './contact-list.batcher';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
 class RecordingCreator implements ContactListCreator {
@@ -117,6 +119,48 @@ describe(ContactListBatcher.name, () => {
     await batcher.drain();
     await third;
     expect(creator.lists.map((l) => l.name)).toEqual(['l-20261121T1000Z', 'l-20261121T1000Z-2']);
+  });
+
+  it("marks an exact list's claim only once its request holds a token, and sends nothing for a lost claim", async () => {
+    const store = new MemoryIdempotencyStore(3600);
+    const steps: string[] = [];
+    const ledger: ListLedger = {
+      markSending: (claims) => {
+        steps.push('mark sending');
+        return store.markSending(claims);
+      },
+      complete: (outcomes) => store.complete(outcomes),
+      nextSequence: (name) => store.nextSequence(name),
+    };
+    const creator: ContactListCreator = {
+      async createContactList(_request, hooks) {
+        steps.push('token'); // where the client waits for the shared budget
+        await hooks?.beforeWrite?.();
+        steps.push('write');
+        return { id: '00000000-0000-4000-8000-000000000001', ambiguousAttempts: 0 };
+      },
+    };
+    const batcher = new ContactListBatcher(
+      creator,
+      options({ maxMembers: 10, lingerMs: 0, namePattern: 'l-{window}' }),
+      ledger,
+    );
+    const mine = { instance: 'i1', handling: 'h1' };
+    const actionOn = (key: string) => ({
+      claim: { key, holder: mine },
+      outcomeOf: () => ({ status: 'created' as const, listId: 'x', name: 'n', memberCount: 1 }),
+    });
+    await store.claim('e1:list', mine, 60_000);
+
+    await batcher.createExact('Newsletter', [member(1)], actionOn('e1:list'));
+    expect(steps).toEqual(['token', 'mark sending', 'write']);
+
+    steps.length = 0;
+    await store.claim('e2:list', { instance: 'i2', handling: 'h1' }, 60_000);
+    await expect(
+      batcher.createExact('Other', [member(2)], actionOn('e2:list')),
+    ).rejects.toBeInstanceOf(ClaimLostError);
+    expect(steps).toEqual(['token', 'mark sending']);
   });
 
   it('never creates a name twice, across instances sharing a store or after a lost answer', async () => {

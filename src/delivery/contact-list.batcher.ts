@@ -1,5 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
+import type { ContactListHooks } from '../email-api/vendor.client';
 import { VendorError } from '../email-api/vendor.errors';
 import type {
   ContactListCreated,
@@ -13,7 +14,10 @@ import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store'
 import { endSpan, type Tracing } from '../tracing/tracing';
 
 export interface ContactListCreator {
-  createContactList(request: ContactListRequest): Promise<ContactListCreated>;
+  createContactList(
+    request: ContactListRequest,
+    hooks?: ContactListHooks,
+  ): Promise<ContactListCreated>;
 }
 
 export interface ContactListDelivery {
@@ -85,16 +89,18 @@ export class ContactListBatcher {
     private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
   ) {}
 
-  /** Creates exactly this list, on its own. */
+  /**
+   * Creates exactly this list, on its own. Its claim is marked `sending` only once the request
+   * holds its budget token, just before it is written: an action still waiting for a token is
+   * not "maybe sent" when its replica stops or dies.
+   */
   async createExact(
     name: string,
     members: ContactMember[],
     action?: ListedAction,
   ): Promise<ContactListDelivery> {
-    if (action && !(await this.ledger.markSending([action.claim])).has(action.claim.key)) {
-      throw new ClaimLostError(action.claim.key);
-    }
-    const created = await this.createTraced({ name, members }, [action]);
+    const beforeWrite = action && (() => this.markExact(action));
+    const created = await this.createTraced({ name, members }, [action], { beforeWrite });
     const delivery = {
       listId: created.id,
       name,
@@ -190,10 +196,17 @@ export class ContactListBatcher {
     waiters.forEach((w) => w.resolve(delivery));
   }
 
+  private async markExact(action: ListedAction): Promise<void> {
+    if (!(await this.ledger.markSending([action.claim])).has(action.claim.key)) {
+      throw new ClaimLostError(action.claim.key);
+    }
+  }
+
   /** The vendor request creating a list, as a span linked to every event whose member it holds. */
   private async createTraced(
     request: ContactListRequest,
     actions: Array<ListedAction | undefined>,
+    hooks: ContactListHooks = {},
   ): Promise<ContactListCreated> {
     const span = this.tracing?.vendorRequest(
       'create contact list',
@@ -201,7 +214,7 @@ export class ContactListBatcher {
       { 'mailbridge.events': actions.length, 'mailbridge.members': request.members?.length ?? 0 },
     );
     try {
-      const created = await this.creator.createContactList(request);
+      const created = await this.creator.createContactList(request, hooks);
       if (span) endSpan(span);
       return created;
     } catch (error) {

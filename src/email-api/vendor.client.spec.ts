@@ -474,6 +474,23 @@ describe(VendorClient.name, () => {
       expect(seen).toHaveLength(2);
     });
 
+    it("takes a contact list's token before the caller marks it, and sends nothing the mark refuses", async () => {
+      replyContacts(200, { id: UUID });
+      const mark = () => {
+        steps.push('mark sending');
+        return Promise.resolve();
+      };
+      await client.createContactList({ name: 'Newsletter' }, { beforeWrite: mark });
+      expect(steps).toEqual(['take contacts', 'mark sending', 'write contacts']);
+
+      steps.length = 0;
+      const lost = new Error('claim lost');
+      await expect(
+        client.createContactList({ name: 'Other' }, { beforeWrite: () => Promise.reject(lost) }),
+      ).rejects.toBe(lost);
+      expect(steps).toEqual(['take contacts']);
+    });
+
     it('lets a stop end the wait for a token without turning it into a vendor failure', async () => {
       client = new VendorClient(vendorConfig(), {
         dispatcher: agent,

@@ -68,6 +68,16 @@ export interface CampaignSendHooks {
   onChunk?: (chunk: CampaignChunkResult) => void;
 }
 
+/** What a caller hears of a contact-list creation while it is under way. */
+export interface ContactListHooks {
+  /**
+   * Called once, with the budget's token held, just before the first write (so that a request
+   * still waiting for a token is never recorded as about to be written). A rejection ends the
+   * creation with that error, and nothing is sent.
+   */
+  beforeWrite?: () => Promise<void>;
+}
+
 /**
  * The only place that speaks to the vendor (and the only importer of undici, through
  * `VendorTransport`). Validates requests before they leave, splits long recipient lists, retries
@@ -179,18 +189,38 @@ export class VendorClient {
     return results.sort((a, b) => a.recipientIndexes[0] - b.recipientIndexes[0]);
   }
 
-  /** Creates one contact list; throws a `VendorError` once the retries are spent. */
-  async createContactList(request: ContactListRequest): Promise<ContactListCreated> {
+  /**
+   * Creates one contact list; throws a `VendorError` once the retries are spent, or what
+   * `hooks.beforeWrite` threw.
+   */
+  async createContactList(
+    request: ContactListRequest,
+    hooks: ContactListHooks = {},
+  ): Promise<ContactListCreated> {
     checkContactList(request);
     const body = JSON.stringify(request);
+    let first = true;
+    let refused: { error: unknown } | undefined;
     const outcome = await this.retry.run(
       'contact creation',
       () =>
-        this.contactSlots(async () =>
-          parseContactListResponse(await this.post('contacts', this.contacts, body)),
-        ),
+        this.contactSlots(async () => {
+          const tokenTaken = first;
+          if (first) {
+            first = false;
+            await this.budget.take('contacts');
+            await hooks.beforeWrite?.().catch((error: unknown) => {
+              refused = { error };
+              throw error; // not retriable for the retry layer: it stops at once
+            });
+          }
+          return parseContactListResponse(
+            await this.post('contacts', this.contacts, body, tokenTaken),
+          );
+        }),
       this.retried('contacts'),
     );
+    if (refused) throw refused.error;
     if (outcome.ok) return { ...outcome.value, ambiguousAttempts: outcome.ambiguousAttempts };
     throw outcome.error;
   }

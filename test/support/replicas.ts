@@ -50,6 +50,19 @@ export class Replicas {
     return replica;
   }
 
+  /** SIGTERM to one replica: its exit code (undefined if it did not exit in 30 s) and how long it took. */
+  async stop(name: string): Promise<{ code: number | null | undefined; ms: number }> {
+    const replica = this.running.get(name);
+    if (!replica) throw new Error(`no running replica ${name}`);
+    this.running.delete(name);
+    const stopped = await terminate(replica.service);
+    if (stopped.code === undefined) {
+      replica.service.child.kill('SIGKILL');
+      await replica.service.exited;
+    }
+    return stopped;
+  }
+
   /** `kill -9`: no shutdown hook runs, nothing is flushed, claims and leases stay behind. */
   async kill9(name: string): Promise<void> {
     const replica = this.running.get(name);
