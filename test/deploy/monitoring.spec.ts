@@ -127,6 +127,8 @@ describe('deploy/monitoring', () => {
         'mailbridge_vendor_retries_total',
         'mailbridge_consumer_in_flight_records',
         'mailbridge_vendor_gate_closed',
+        'mailbridge_vendor_budget_waits_total',
+        'mailbridge_vendor_budget_shrinks_total',
         'mailbridge_dead_letters_total',
         'mailbridge_possible_duplicate_sends_total',
         'nodejs_heap_size_used_bytes',
