@@ -129,6 +129,22 @@ describe(SharedRequestBudget.name, () => {
     await expect(take).rejects.toBeInstanceOf(BudgetClosedError);
   });
 
+  it('waits and asks again when the store answers with an error, rather than failing the request', async () => {
+    let failures = 1;
+    const flaky: BudgetStore = {
+      take: (key, pace) =>
+        failures-- > 0 ? Promise.reject(new Error('READONLY')) : store.take(key, pace),
+      shrink: (key, pace, ms) => store.shrink(key, pace, ms),
+    };
+    const budget = replica(() => 0, flaky);
+    const t0 = clock.now();
+    const granted = timesOf([['a', budget.take('contacts')]]);
+
+    await clock.advance(1_500);
+
+    expect(granted).toEqual([['a', t0 + 1_000]]);
+  });
+
   it("does not add the budget's hold to the retry's own wait for the same Retry-After", async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();

@@ -30,6 +30,8 @@ export interface SharedBudgetDeps {
 
 /** How long a request asking while the service stops may wait for the store's answer. */
 const LAST_ASK_MS = 1_000;
+/** How long a request waits before asking again a store that answered with an error. */
+const STORE_RETRY_MS = 1_000;
 /** Added to each wait at random, so that replicas told the same moment do not ask at once. */
 const MAX_JITTER_MS = 25;
 
@@ -97,7 +99,17 @@ export class SharedRequestBudget implements RequestBudget {
   /** Resolves, once the store granted a token, with whether it had to wait for it. */
   private async untilGranted(budget: EndpointBudget): Promise<boolean> {
     for (let asked = 0; ; asked++) {
-      const waitMs = await this.ask(budget);
+      let waitMs: number;
+      try {
+        waitMs = await this.ask(budget);
+      } catch (error) {
+        if (error instanceof BudgetClosedError) throw error;
+        // A store that answers with an error (a Redis refusing writes) costs time, not the request.
+        this.deps.warn?.(
+          `request budget: the store failed (${(error as Error).name}); asking again`,
+        );
+        waitMs = STORE_RETRY_MS;
+      }
       if (waitMs <= 0) return asked > 0;
       if (this.stopping.signal.aborted) throw new BudgetClosedError();
       const jitterMs = Math.min(MAX_JITTER_MS, budget.pace.intervalMs / 10 || MAX_JITTER_MS);
