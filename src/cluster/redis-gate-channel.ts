@@ -11,40 +11,46 @@ import type { GateCause, GateChannel, SharedClose } from './gate-channel';
 
 /**
  * Closes for ARGV[2] ms from now unless the standing close lasts as long already (extend-only),
- * and publishes the new close (with its time left) on ARGV[5]. Returns {changed, close, left}.
+ * and publishes the new close (with its time left) on ARGV[5]. A close that arrives after ARGV[6]
+ * (Redis's clock; empty: no limit) was held up and is dropped. Returns {changed (2: dropped),
+ * close, left, now}.
  */
 const CLOSE_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if ARGV[6] ~= '' and now > tonumber(ARGV[6]) then return {2, '', 0, now} end
 local pause = tonumber(ARGV[2])
 local current = redis.call('GET', KEYS[1])
 if current then
   local standing = cjson.decode(current)
   if standing['until'] >= now + pause then
-    return {0, current, standing['until'] - now}
+    return {0, current, standing['until'] - now, now}
   end
 end
 local value = cjson.encode({reason = ARGV[1], ['until'] = now + pause, detail = ARGV[3], origin = ARGV[4]})
 redis.call('SET', KEYS[1], value, 'PX', pause)
 redis.call('PUBLISH', ARGV[5], cjson.encode({close = value, remainingMs = pause}))
-return {1, value, pause}
+return {1, value, pause, now}
 `;
 
-/** The standing close and its time left, or nothing when the gate is open. */
+/** Redis's clock, and the standing close with its time left (empty when the gate is open). */
 const READ_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if not current then return nil end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local current = redis.call('GET', KEYS[1])
+if not current then return {now, '', 0} end
 local left = cjson.decode(current)['until'] - now
-if left <= 0 then return nil end
-return {current, left}
+if left <= 0 then return {now, '', 0} end
+return {now, current, left}
 `;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    mailbridgeGateClose(key: string, ...args: string[]): Result<[number, string, number], Context>;
-    mailbridgeGateRead(key: string): Result<[string, number] | null, Context>;
+    mailbridgeGateClose(
+      key: string,
+      ...args: string[]
+    ): Result<[number, string, number, number], Context>;
+    mailbridgeGateRead(key: string): Result<[number, string, number], Context>;
   }
 }
 
@@ -52,6 +58,11 @@ declare module 'ioredis' {
 const MAX_DETAIL = 200;
 /** How long a close waits for Redis before the replica goes on with its own gate alone. */
 const ANNOUNCE_TIMEOUT_MS = 2_000;
+/**
+ * A close that reaches Redis later than this after it was sent (a Redis that hung with the
+ * connection up) is dropped: it would pause every replica for a failure long past.
+ */
+const CLOSE_VALID_MS = 1_000;
 
 /**
  * The vendor gate shared by every replica through one Redis key and a pub/sub channel. The
@@ -67,6 +78,11 @@ export class RedisGateChannel implements GateChannel {
   private readonly channel: string;
   private readonly listeners: Array<(close: SharedClose) => void> = [];
   private subscriber?: Redis;
+  /**
+   * Redis's clock minus this process's, at most: a reply read late makes it look smaller, so the
+   * largest seen is the best. Unknown until Redis first answered.
+   */
+  private clockOffset?: number;
 
   constructor(
     shared: SharedRedis,
@@ -115,6 +131,7 @@ export class RedisGateChannel implements GateChannel {
       detail.slice(0, MAX_DETAIL),
       this.self,
       this.channel,
+      this.clockOffset === undefined ? '' : String(Date.now() + this.clockOffset + CLOSE_VALID_MS),
     );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => {
@@ -122,7 +139,11 @@ export class RedisGateChannel implements GateChannel {
     });
     try {
       const reply = await Promise.race([call, timeout]);
-      return reply && closeOf(reply[1], reply[2]);
+      if (!reply) return undefined;
+      this.readClock(reply[3]);
+      if (reply[0] !== 2) return closeOf(reply[1], reply[2]);
+      this.logger.warn('a close reached Redis too late to share (Redis hung?); it was dropped');
+      return undefined;
     } catch (error) {
       this.logger.warn(`could not share the vendor gate's close: ${(error as Error).name}`);
       return undefined;
@@ -146,8 +167,13 @@ export class RedisGateChannel implements GateChannel {
 
   /** Reads the standing close, for a replica that was not subscribed when it was announced. */
   private async catchUp(): Promise<void> {
-    const reply = await this.redis.mailbridgeGateRead(this.key);
-    if (reply) this.deliver(closeOf(reply[0], reply[1]));
+    const [now, close, left] = await this.redis.mailbridgeGateRead(this.key);
+    this.readClock(now);
+    if (close) this.deliver(closeOf(close, left));
+  }
+
+  private readClock(redisNow: number): void {
+    this.clockOffset = Math.max(this.clockOffset ?? -Infinity, redisNow - Date.now());
   }
 
   private heard(message: string): void {
