@@ -241,6 +241,26 @@ describe('VendorGate shared between replicas', () => {
     expect(a.gate.state).toMatchObject({ reason: 'auth', until: a.clock.now() + PAUSE_MS });
   });
 
+  it('does not close again when the answer to its own close comes after it reopened', async () => {
+    let answer!: (close: SharedClose) => void;
+    const slow: GateChannel = {
+      self: 'slow',
+      announce: () => new Promise<SharedClose>((resolve) => (answer = resolve)),
+      listen: () => undefined,
+      stop: () => Promise.resolve(),
+    };
+    const clock = new FakeClock();
+    const gate = new VendorGate(clock, slow);
+    gate.trip('outage', 1_000, 'HTTP 503');
+    await clock.advance(1_000);
+    expect(gate.state.open).toBe(true);
+
+    answer({ reason: 'outage', remainingMs: 500, detail: 'HTTP 503', origin: 'slow' });
+    await settle();
+    expect(gate.state.open).toBe(true);
+    gate.close();
+  });
+
   it('learns at start of a close announced before it subscribed', async () => {
     hub.time = 5_000;
     hub.standing = { reason: 'auth', until: 25_000, detail: 'status 401', origin: 'x' };

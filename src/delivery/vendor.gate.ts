@@ -60,9 +60,11 @@ export class VendorGate {
           : 'vendor keeps failing';
       this.logger.error(`${what} (${detail}); pausing consumption for ${pauseMs} ms`);
     }
-    // A peer's close may stand longer than this one: then this replica waits for it too.
+    // A peer's close may stand longer than this one: then this replica waits for it too (the
+    // channel would have told it of that close; the answer may come first).
     void this.channel.announce(reason, pauseMs, detail).then((standing) => {
-      if (standing && !this.shutDown) this.closeFor(standing.reason, standing.remainingMs, 'self');
+      if (!standing || this.shutDown || this.current.open) return;
+      this.closeFor(standing.reason, standing.remainingMs, this.current.origin);
     });
     return change === 'closed';
   }
