@@ -1,13 +1,17 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { REQUEST_BUDGET } from '../email-api/request-budget';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
 import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsModule } from '../metrics/metrics.module';
 import { GATE_CHANNEL, LocalGateChannel, type GateChannel } from './gate-channel';
+import { MemoryWindowStore } from './memory-window.store';
 import { RedisGateChannel } from './redis-gate-channel';
+import { RedisWindowStore } from './redis-window.store';
 import { requestBudgetProvider } from './request-budget.provider';
 import type { SharedRequestBudget } from './shared-request-budget';
+import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './window.store';
 
 /**
  * What the replicas of one deployment share through Redis (`SHARED_REDIS`), so that the vendor
@@ -29,8 +33,26 @@ import type { SharedRequestBudget } from './shared-request-budget';
       },
     },
     requestBudgetProvider,
+    {
+      provide: WINDOW_STORE,
+      inject: [AppConfig, SHARED_REDIS],
+      useFactory: (
+        { batching, idempotency }: AppConfig,
+        shared: SharedRedis | undefined,
+      ): WindowStore => {
+        const options: WindowStoreOptions = {
+          lingerMs: batching.lingerMs,
+          maxMembers: batching.contactListMaxMembers,
+          latePolicy: batching.contactListLatePolicy,
+          retentionSeconds: idempotency.ttlSeconds,
+        };
+        return shared
+          ? new RedisWindowStore(shared.redis, shared.keyPrefix, options)
+          : new MemoryWindowStore(options);
+      },
+    },
   ],
-  exports: [GATE_CHANNEL, REQUEST_BUDGET],
+  exports: [GATE_CHANNEL, REQUEST_BUDGET, WINDOW_STORE],
 })
 export class ClusterModule implements OnApplicationShutdown {
   constructor(

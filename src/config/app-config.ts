@@ -110,6 +110,8 @@ function sectionsFrom(env: EnvironmentVariables) {
       /** A window starting further ahead of our clock than this is replaced by the current one. */
       contactListClockSkewMs: env.CONTACT_LIST_CLOCK_SKEW_MS,
       contactListNamePattern: env.CONTACT_LIST_NAME_PATTERN,
+      /** Where an order goes once its window's list is being created (see `WindowStore`). */
+      contactListLatePolicy: env.CONTACT_LIST_LATE_POLICY,
       pauseOnVendorFailureMs: env.PAUSE_ON_VENDOR_FAILURE_MS,
       pauseOnAuthFailureMs: env.PAUSE_ON_AUTH_FAILURE_MS,
     },

@@ -41,6 +41,9 @@ export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 export const OAUTH_CLIENT_AUTHS = ['basic', 'post'] as const;
 export type OAuthClientAuth = (typeof OAUTH_CLIENT_AUTHS)[number];
 
+export const CONTACT_LIST_LATE_POLICIES = ['follow-up', 'next-window'] as const;
+export type ContactListLatePolicy = (typeof CONTACT_LIST_LATE_POLICIES)[number];
+
 export const AMBIGUOUS_SEND_POLICIES = ['resend', 'fail'] as const;
 export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
 
@@ -540,6 +543,14 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   CONTACT_LIST_CLOCK_SKEW_MS!: number;
+
+  /**
+   * An order arriving once its window's list is being created: into a follow-up list of its
+   * window (`<list>-late-<n>`), or into the window of the present.
+   */
+  @Default('follow-up')
+  @IsIn(CONTACT_LIST_LATE_POLICIES)
+  CONTACT_LIST_LATE_POLICY!: ContactListLatePolicy;
 
   @Default('new-customers-{window}')
   @Matches(/\{window\}/, { message: 'CONTACT_LIST_NAME_PATTERN must contain {window}' })

@@ -1,0 +1,313 @@
+import type { Redis, Result } from 'ioredis';
+import type { ContactMember } from '../email-api/vendor.types';
+import type {
+  Placement,
+  TakenList,
+  WindowEntry,
+  WindowOrder,
+  WindowStore,
+  WindowStoreOptions,
+} from './window.store';
+
+/*
+ * Keys, under the shared prefix P:
+ *   P win:due            sorted set: list name → when it is due (open) or its lease ends (held)
+ *   P win:open           hash: `lists` and `members` not yet published (for the metrics)
+ *   P win:w:<window>     hash: `current` list, `parts` (continuations), `lates` (follow-ups)
+ *   P win:o:<window>     hash: order reference → the list it went to (one order, one member)
+ *   P win:l:<list>       hash: state, due, owner, lease, listId, ambiguous
+ *   P win:m:<list>       hash: normalised address → member JSON (the latest details win)
+ *   P win:r:<list>       hash: order reference → what publishing its result needs (JSON)
+ * Every key of a list expires the retention after the list is due (so a day-long window's keys
+ * outlive the day), and the retention after its results are published. Scripts build key names
+ * inside, as the idempotency store's do: one Redis (standalone or replicated), not a cluster.
+ */
+const COMMON = `
+local P, now = ARGV[1], tonumber(ARGV[2])
+local function keep(key, fromMs, retention)
+  local at = fromMs + retention * 1000
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', key, at) end
+end
+local function held(name, owner)
+  local l = P .. 'win:l:' .. name
+  local state, holder = unpack(redis.call('HMGET', l, 'state', 'owner'))
+  if holder ~= owner then return nil end
+  if state == 'taken' or state == 'sending' or state == 'created' then return state end
+  return nil
+end
+`;
+
+const ADD_SCRIPT = `${COMMON}
+local linger, max, policy, retention = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local base, baseEnd, present, presentEnd = ARGV[7], tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10])
+local ref, order, address, member = ARGV[11], ARGV[12], ARGV[13], ARGV[14]
+local due, counts = P .. 'win:due', P .. 'win:open'
+
+local known = redis.call('HGET', P .. 'win:o:' .. base, ref)
+if known then return {'duplicate', known} end
+
+local function open(window, name, dueAt, late)
+  redis.call('HSET', P .. 'win:l:' .. name, 'state', 'open', 'due', dueAt, 'lease', 0, 'late', late)
+  redis.call('ZADD', due, dueAt, name)
+  redis.call('HINCRBY', counts, 'lists', 1)
+  redis.call('HSET', P .. 'win:w:' .. window, 'current', name)
+  return name
+end
+
+-- The list of the window that takes the member now, and whether it is a follow-up; nothing
+-- when the window's list is taken and the late policy sends the order to the present window.
+local function place(window, windowEnd, mayDefer)
+  local w = P .. 'win:w:' .. window
+  local current = redis.call('HGET', w, 'current')
+  -- A window first heard of after its end (a backlog) gathers for a linger from then.
+  if not current then return open(window, window, math.max(windowEnd, now) + linger, '0'), false end
+  local l = P .. 'win:l:' .. current
+  local state, wasLate = unpack(redis.call('HMGET', l, 'state', 'late'))
+  if state == 'open' then
+    local m = P .. 'win:m:' .. current
+    if redis.call('HLEN', m) < max or redis.call('HEXISTS', m, address) == 1 then
+      return current, wasLate == '1'
+    end
+    -- Full: due now; the window goes on in a continuation due when the full list would have been.
+    local dueAt = tonumber(redis.call('HGET', l, 'due'))
+    redis.call('HSET', l, 'due', now)
+    redis.call('ZADD', due, now, current)
+    local n = redis.call('HINCRBY', w, 'parts', 1) + 1
+    return open(window, window .. '-' .. n, dueAt, wasLate), wasLate == '1'
+  end
+  if policy == 'next-window' and mayDefer then return nil, false end
+  local n = redis.call('HINCRBY', w, 'lates', 1)
+  return open(window, window .. '-late-' .. n, now + linger, '1'), true
+end
+
+local status = 'added'
+local list, late = place(base, baseEnd, true)
+if late then status = 'late' end
+if not list then
+  list = place(present, presentEnd, false)
+  status = 'next-window'
+end
+if redis.call('HSET', P .. 'win:m:' .. list, address, member) == 1 then
+  redis.call('HINCRBY', counts, 'members', 1)
+end
+redis.call('HSET', P .. 'win:r:' .. list, ref, order)
+redis.call('HSET', P .. 'win:o:' .. base, ref, list)
+local dueAt = tonumber(redis.call('HGET', P .. 'win:l:' .. list, 'due'))
+for _, key in ipairs({'win:l:' .. list, 'win:m:' .. list, 'win:r:' .. list,
+    'win:w:' .. base, 'win:o:' .. base, 'win:w:' .. present}) do
+  keep(P .. key, dueAt, retention)
+end
+return {status, list}
+`;
+
+/** The first due list free to take: open, or held under a lease that lapsed (its owner stopped). */
+const TAKE_SCRIPT = `${COMMON}
+local owner, leaseMs, retention = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local due = P .. 'win:due'
+for _, name in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, 50)) do
+  local l = P .. 'win:l:' .. name
+  local state, holder, lease, listId, ambiguous =
+    unpack(redis.call('HMGET', l, 'state', 'owner', 'lease', 'listId', 'ambiguous'))
+  local free = state == 'open'
+  if state == 'taken' or state == 'sending' or state == 'created' then
+    free = tonumber(lease) <= now or holder == ''
+  elseif not state or state == 'published' then
+    redis.call('ZREM', due, name) -- expired, or published and left behind
+  end
+  if free then
+    local next = state
+    if state == 'open' then next = 'taken' end
+    redis.call('HSET', l, 'state', next, 'owner', owner, 'lease', now + leaseMs)
+    redis.call('ZADD', due, now + leaseMs, name)
+    for _, key in ipairs({l, P .. 'win:m:' .. name, P .. 'win:r:' .. name}) do
+      keep(key, now, retention)
+    end
+    return {name, state, listId or '', ambiguous or '0',
+      redis.call('HVALS', P .. 'win:m:' .. name), redis.call('HVALS', P .. 'win:r:' .. name)}
+  end
+end
+return false
+`;
+
+const RENEW_SCRIPT = `${COMMON}
+local name, owner, leaseMs = ARGV[3], ARGV[4], tonumber(ARGV[5])
+if not held(name, owner) then return 0 end
+redis.call('HSET', P .. 'win:l:' .. name, 'lease', now + leaseMs)
+redis.call('ZADD', P .. 'win:due', now + leaseMs, name)
+return 1
+`;
+
+const MARK_SENDING_SCRIPT = `${COMMON}
+local name, owner = ARGV[3], ARGV[4]
+local state = held(name, owner)
+if state ~= 'taken' and state ~= 'sending' then return 0 end
+redis.call('HSET', P .. 'win:l:' .. name, 'state', 'sending')
+return 1
+`;
+
+const CREATED_SCRIPT = `${COMMON}
+local name, owner, listId, ambiguous = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+if not held(name, owner) then return 0 end
+redis.call('HSET', P .. 'win:l:' .. name, 'state', 'created', 'listId', listId, 'ambiguous', ambiguous)
+return 1
+`;
+
+const PUBLISHED_SCRIPT = `${COMMON}
+local name, owner, retention = ARGV[3], ARGV[4], tonumber(ARGV[5])
+if not held(name, owner) then return 0 end
+local counts = P .. 'win:open'
+redis.call('HSET', P .. 'win:l:' .. name, 'state', 'published')
+redis.call('ZREM', P .. 'win:due', name)
+redis.call('HINCRBY', counts, 'lists', -1)
+redis.call('HINCRBY', counts, 'members', -redis.call('HLEN', P .. 'win:m:' .. name))
+for _, key in ipairs({'win:l:', 'win:m:', 'win:r:'}) do
+  redis.call('EXPIRE', P .. key .. name, retention)
+end
+return 1
+`;
+
+const GIVE_BACK_SCRIPT = `${COMMON}
+local name, owner, dueAt = ARGV[3], ARGV[4], tonumber(ARGV[5])
+local state = held(name, owner)
+if not state then return 0 end
+if state == 'taken' then state = 'open' end
+redis.call('HSET', P .. 'win:l:' .. name, 'state', state, 'owner', '', 'lease', 0, 'due', dueAt)
+redis.call('ZADD', P .. 'win:due', dueAt, name)
+return 1
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    mailbridgeWindowAdd(...args: string[]): Result<[Placement['status'], string], Context>;
+    mailbridgeWindowTake(
+      ...args: string[]
+    ): Result<[string, string, string, string, string[], string[]] | null, Context>;
+    mailbridgeWindowRenew(...args: string[]): Result<number, Context>;
+    mailbridgeWindowMarkSending(...args: string[]): Result<number, Context>;
+    mailbridgeWindowCreated(...args: string[]): Result<number, Context>;
+    mailbridgeWindowPublished(...args: string[]): Result<number, Context>;
+    mailbridgeWindowGiveBack(...args: string[]): Result<number, Context>;
+  }
+}
+
+/**
+ * The window store replicas share: one Lua script per step, so that two replicas adding,
+ * taking or finishing the same list never race. It uses the shared connection (`SHARED_REDIS`).
+ */
+export class RedisWindowStore implements WindowStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly options: WindowStoreOptions,
+    private readonly now: () => number = Date.now,
+  ) {
+    const scripts: Record<string, string> = {
+      mailbridgeWindowAdd: ADD_SCRIPT,
+      mailbridgeWindowTake: TAKE_SCRIPT,
+      mailbridgeWindowRenew: RENEW_SCRIPT,
+      mailbridgeWindowMarkSending: MARK_SENDING_SCRIPT,
+      mailbridgeWindowCreated: CREATED_SCRIPT,
+      mailbridgeWindowPublished: PUBLISHED_SCRIPT,
+      mailbridgeWindowGiveBack: GIVE_BACK_SCRIPT,
+    };
+    // Loaded once and then called by SHA (EVALSHA), like the idempotency store's scripts.
+    for (const [name, lua] of Object.entries(scripts)) {
+      redis.defineCommand(name, { numberOfKeys: 0, lua });
+    }
+  }
+
+  async add(entry: WindowEntry): Promise<Placement> {
+    const { lingerMs, maxMembers, latePolicy, retentionSeconds } = this.options;
+    const [status, list] = await this.redis.mailbridgeWindowAdd(
+      ...this.head(),
+      String(lingerMs),
+      String(maxMembers),
+      latePolicy,
+      String(retentionSeconds),
+      entry.window.name,
+      String(entry.window.end),
+      entry.present.name,
+      String(entry.present.end),
+      entry.order.ref,
+      JSON.stringify(entry.order),
+      entry.address,
+      JSON.stringify(entry.member),
+    );
+    return { status, list };
+  }
+
+  async take(owner: string, leaseMs: number): Promise<TakenList | undefined> {
+    const reply = await this.redis.mailbridgeWindowTake(
+      ...this.head(),
+      owner,
+      String(leaseMs),
+      String(this.options.retentionSeconds),
+    );
+    if (!reply) return undefined;
+    const [name, state, listId, ambiguous, members, orders] = reply;
+    return {
+      name,
+      maybeSent: state === 'sending',
+      listId: listId === '' ? undefined : listId,
+      ambiguous: ambiguous === '1',
+      takenOver: state !== 'open',
+      members: members.map((m) => JSON.parse(m) as ContactMember),
+      orders: orders.map((o) => JSON.parse(o) as WindowOrder),
+    };
+  }
+
+  async renew(name: string, owner: string, leaseMs: number): Promise<boolean> {
+    return (
+      (await this.redis.mailbridgeWindowRenew(...this.head(), name, owner, String(leaseMs))) === 1
+    );
+  }
+
+  async markSending(name: string, owner: string): Promise<boolean> {
+    return (await this.redis.mailbridgeWindowMarkSending(...this.head(), name, owner)) === 1;
+  }
+
+  async created(name: string, owner: string, listId: string, ambiguous: boolean): Promise<boolean> {
+    const reply = await this.redis.mailbridgeWindowCreated(
+      ...this.head(),
+      name,
+      owner,
+      listId,
+      ambiguous ? '1' : '0',
+    );
+    return reply === 1;
+  }
+
+  async published(name: string, owner: string): Promise<boolean> {
+    const reply = await this.redis.mailbridgeWindowPublished(
+      ...this.head(),
+      name,
+      owner,
+      String(this.options.retentionSeconds),
+    );
+    return reply === 1;
+  }
+
+  async giveBack(name: string, owner: string, dueAt: number): Promise<void> {
+    await this.redis.mailbridgeWindowGiveBack(...this.head(), name, owner, String(dueAt));
+  }
+
+  async nextDue(): Promise<number | undefined> {
+    const [, score] = await this.redis.zrange(`${this.prefix}win:due`, '0', '0', 'WITHSCORES');
+    return score === undefined ? undefined : Number(score);
+  }
+
+  async openCounts(): Promise<{ lists: number; members: number }> {
+    const [lists, members] = await this.redis.hmget(`${this.prefix}win:open`, 'lists', 'members');
+    return { lists: Math.max(0, Number(lists ?? 0)), members: Math.max(0, Number(members ?? 0)) };
+  }
+
+  /** The connection is the idempotency store's: it closes it. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private head(): [string, string] {
+    return [this.prefix, String(this.now())];
+  }
+}
