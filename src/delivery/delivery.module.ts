@@ -9,6 +9,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { CampaignBatcher } from './campaign.batcher';
 import { ContactListBatcher } from './contact-list.batcher';
+import { ContactListWindows } from './contact-list.windows';
 import { DeliveryService } from './delivery.service';
 import { CLOCK, systemClock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
@@ -16,8 +17,8 @@ import { Tracing } from '../tracing/tracing';
 import { VendorGate } from './vendor.gate';
 
 /**
- * Carries planned actions to the vendor: batching, the gate that pauses for vendor trouble, and
- * the loop that turns what the vendor said into an outcome.
+ * Carries planned actions to the vendor: batching, contact-list windows, the gate that pauses for
+ * vendor trouble, and the loop that turns what the vendor said into an outcome.
  */
 @Module({
   imports: [
@@ -50,25 +51,18 @@ import { VendorGate } from './vendor.gate';
     },
     {
       provide: ContactListBatcher,
-      inject: [VendorClient, AppConfig, IDEMPOTENCY_STORE, Tracing],
-      useFactory: (
-        vendor: VendorClient,
-        { batching }: AppConfig,
-        store: IdempotencyStore,
-        tracing: Tracing,
-      ) =>
-        new ContactListBatcher(
-          vendor,
-          {
-            maxMembers: batching.contactListMaxMembers,
-            lingerMs: batching.lingerMs,
-            namePattern: batching.contactListNamePattern,
-            clockSkewMs: batching.contactListClockSkewMs,
-          },
-          store,
-          Date.now,
-          tracing,
-        ),
+      inject: [VendorClient, Tracing],
+      useFactory: (vendor: VendorClient, tracing: Tracing) =>
+        new ContactListBatcher(vendor, tracing),
+    },
+    {
+      provide: ContactListWindows,
+      inject: [AppConfig],
+      useFactory: ({ batching }: AppConfig) =>
+        new ContactListWindows({
+          namePattern: batching.contactListNamePattern,
+          clockSkewMs: batching.contactListClockSkewMs,
+        }),
     },
     { provide: CLOCK, useValue: systemClock },
     VendorGate,

@@ -14,7 +14,10 @@ import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MetricsService } from '../metrics/metrics.service';
 import type { BatchedAction, CampaignBatcher, CampaignDelivery } from './campaign.batcher';
-import type { ContactListBatcher, ContactListDelivery, ListedAction } from './contact-list.batcher';
+import type { ContactListBatcher, ContactListDelivery, ListSend } from './contact-list.batcher';
+import { ContactListWindows } from './contact-list.windows';
+import { MemoryWindowStore } from '../cluster/memory-window.store';
+import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 import { DeliveryService, failureCode, type ActionTicket } from './delivery.service';
 import { VendorGate } from './vendor.gate';
 
@@ -85,42 +88,24 @@ class FakeCampaigns {
   }
 }
 
-/** Stands in for `ContactListBatcher`: the next scripted answer for either kind of list. */
+/** Stands in for `ContactListBatcher`: the next scripted answer for each list created. */
 class FakeLists {
   calls = 0;
-  readonly recorded: ActionOutcome[] = [];
   constructor(private readonly answers: Array<Error | { ambiguousAttempts?: number }>) {}
 
-  createExact(name: string, members: ContactMember[], action: ListedAction) {
-    return this.answer(name, members, action);
-  }
-
-  addToWindow(
-    listKey: string,
-    _window: unknown,
-    members: ContactMember[],
-    action: ListedAction,
-  ): Promise<ContactListDelivery> {
-    return this.answer(`${listKey}-20260101T0000Z`, members, action);
-  }
-
-  drain(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  private answer(name: string, members: ContactMember[], action: ListedAction) {
+  async createExact(name: string, members: ContactMember[], send: ListSend) {
+    if (!(await send.markSending())) throw new ClaimLostError(name);
     this.calls++;
     const answer = this.answers.shift();
     if (!answer) throw new Error('no answer scripted');
-    if (answer instanceof Error) return Promise.reject(answer);
+    if (answer instanceof Error) throw answer;
     const delivery: ContactListDelivery = {
       listId: `list-${this.calls}`,
       name,
       memberCount: members.length,
       ambiguousAttempts: answer.ambiguousAttempts ?? 0,
     };
-    this.recorded.push(action.outcomeOf(delivery));
-    return Promise.resolve(delivery);
+    return delivery;
   }
 }
 
@@ -133,23 +118,50 @@ function setUp(
     batching: { pauseOnAuthFailureMs: PAUSE_MS, pauseOnVendorFailureMs: PAUSE_MS },
   } as unknown as AppConfig;
   const campaigns = new FakeCampaigns(answers.campaigns ?? []);
-  const lists = new FakeLists(answers.lists ?? []);
+  const fakeLists = new FakeLists(answers.lists ?? []);
+  const claims = new MemoryIdempotencyStore(3600);
+  // The ticket's claim, held as the runner holds it while it delivers.
+  void claims.claim('evt-1:welcome', { instance: 'i-1', handling: 'h-1' }, 60_000);
+  const windowStore = new MemoryWindowStore({
+    lingerMs: 1_000,
+    maxMembers: 10,
+    latePolicy: 'follow-up',
+    retentionSeconds: 3600,
+  });
+  const windows = new ContactListWindows(
+    { namePattern: 'new-customers-{window}', clockSkewMs: 30_000 },
+    () => 30_000,
+  );
   const gate = new VendorGate();
   const trips = jest.spyOn(gate, 'trip');
   const metrics = new MetricsService();
   const service = new DeliveryService(
     config,
     campaigns as unknown as CampaignBatcher,
-    lists as unknown as ContactListBatcher,
+    fakeLists as unknown as ContactListBatcher,
+    windows,
+    windowStore,
+    claims,
     gate,
     metrics,
   );
+  /** What the exact list's claim recorded, the moment the vendor answered. */
+  const recorded = async () => {
+    const claim = await claims.claim('evt-1:welcome', { instance: 'i-2', handling: 'h' }, 1_000);
+    return claim.kind === 'done' ? [claim.outcome] : [];
+  };
+  const lists = {
+    get calls() {
+      return fakeLists.calls;
+    },
+    recorded,
+  };
   const count = async (name: string, labels: Record<string, string>) => {
     const metric = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
     const match = metric.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
     return match?.value ?? 0;
   };
-  return { service, campaigns, lists, gate, trips, count };
+  return { service, campaigns, lists, gate, trips, count, windowStore, claims };
 }
 
 const rejected = (status = 422) => new VendorError(`vendor answered ${status}`, false, status);
@@ -293,21 +305,29 @@ describe(DeliveryService.name, () => {
   });
 
   describe('contact lists', () => {
-    it('creates an exact list', async () => {
+    it('creates an exact list, its outcome recorded the moment the vendor answers', async () => {
       const { service, lists } = setUp({ lists: [{}] });
       const outcome = await service.execute(exactList, ticket());
       expect(outcome).toEqual({ status: 'created', listId: 'list-1', name: 'vip', memberCount: 1 });
-      expect(lists.recorded).toEqual([outcome]);
+      expect(await lists.recorded()).toEqual([outcome]);
     });
 
-    it('parks a window action before it waits for its list', async () => {
-      const park = jest.fn();
-      const { service } = setUp({ lists: [{}] });
-      expect(await service.execute(windowList, ticket({ park }))).toMatchObject({
-        status: 'created',
-        name: 'new-customers-20260101T0000Z',
+    it("stores a window action's member and returns at once, creating nothing", async () => {
+      const { service, lists, windowStore } = setUp({ lists: [] });
+      const order = {
+        ref: 'evt-1:new-customers',
+        eventId: 'evt-1',
+        eventType: 'order.placed.v1',
+        template: 'new-customers',
+        key: null,
+        headers: {},
+      };
+      expect(await service.execute(windowList, ticket({ order }))).toEqual({
+        status: 'in-window',
+        list: 'new-customers-19700101T0000Z',
       });
-      expect(park).toHaveBeenCalledTimes(1);
+      expect(lists.calls).toBe(0);
+      expect(await windowStore.openCounts()).toEqual({ lists: 1, members: 1 });
     });
 
     it('fails for good on a vendor refusal', async () => {
@@ -346,7 +366,6 @@ describe(DeliveryService.name, () => {
         ambiguous: true,
       });
       expect(lists.calls).toBe(2);
-      expect(lists.recorded[0]).toMatchObject({ ambiguous: true });
       expect(
         await count('mailbridge_ambiguous_sends_total', {
           cause: 'lost-answer',

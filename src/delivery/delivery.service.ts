@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/planner';
@@ -10,12 +10,23 @@ import {
   VendorRequestError,
   VendorResponseError,
 } from '../email-api/vendor.errors';
-import type { CampaignRecipient } from '../email-api/vendor.types';
+import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
+import { normalisedAddress } from '../email-api/vendor-request.validator';
+import { WINDOW_STORE, type WindowOrder, type WindowStore } from '../cluster/window.store';
 import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
-import { ContactListBatcher, type ContactListDelivery } from './contact-list.batcher';
-import type { ActionOutcome } from '../contracts/action-outcome';
+import {
+  ContactListBatcher,
+  type ContactListDelivery,
+  type ListSend,
+} from './contact-list.batcher';
+import { ContactListWindows } from './contact-list.windows';
+import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { DispatchFailureCode } from '../contracts/email-dispatch-failed.v1';
-import type { HeldClaim } from '../idempotency/idempotency.store';
+import {
+  IDEMPOTENCY_STORE,
+  type HeldClaim,
+  type IdempotencyStore,
+} from '../idempotency/idempotency.store';
 import { VendorGate } from './vendor.gate';
 
 /** A claimed action on its way to the vendor. */
@@ -23,8 +34,8 @@ export interface ActionTicket {
   claim: HeldClaim;
   /** An earlier attempt may already have reached the vendor (taken over, policy `resend`). */
   ambiguous: boolean;
-  /** Called when the outcome starts waiting on a timer (a contact-list window). */
-  park?: () => void;
+  /** What a contact-list window keeps of the event, to publish its result when the list exists. */
+  order?: WindowOrder;
   /** The event's trace: the vendor request that carries the action links to it. */
   trace?: Context;
 }
@@ -38,20 +49,29 @@ export interface ActionTicket {
  */
 @Injectable()
 export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+
   constructor(
     private readonly config: AppConfig,
     @Inject(CampaignBatcher) private readonly campaigns: CampaignBatcher,
     @Inject(ContactListBatcher) private readonly contactLists: ContactListBatcher,
+    @Inject(ContactListWindows) private readonly windows: ContactListWindows,
+    @Inject(WINDOW_STORE) private readonly windowStore: WindowStore,
+    @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
     private readonly gate: VendorGate,
     private readonly metrics: MetricsService,
   ) {}
 
   /** Sends whatever is still gathering, now rather than after its linger: called at stop. */
   async flush(): Promise<void> {
-    await Promise.all([this.campaigns.drain(), this.contactLists.drain()]);
+    await this.campaigns.drain();
   }
 
-  execute(action: TemplateAction, ticket: ActionTicket): Promise<ActionOutcome> {
+  /**
+   * The action's outcome, or `in-window` for a contact-list window: its member is stored and
+   * its outcome comes when the window's list is created.
+   */
+  execute(action: TemplateAction, ticket: ActionTicket): Promise<RecordedOutcome> {
     return action.kind === 'campaign'
       ? this.campaign(action, ticket)
       : this.contactList(action, ticket);
@@ -117,35 +137,69 @@ export class DeliveryService {
     }
   }
 
-  private async contactList(
-    action: ContactListAction,
+  private contactList(action: ContactListAction, ticket: ActionTicket): Promise<RecordedOutcome> {
+    if (action.mode === 'window') return this.intoWindow(action, ticket);
+    const { claim } = ticket;
+    return this.createList(action.name, action.members, {
+      ambiguous: ticket.ambiguous,
+      send: {
+        markSending: async () => (await this.claims.markSending([claim])).has(claim.key),
+        traces: [ticket.trace],
+      },
+      // Recorded the moment the vendor answers; the runner records it again when it resumes,
+      // so a failed record here costs nothing.
+      created: (outcome) =>
+        this.claims.complete([{ key: claim.key, outcome }]).catch(() => undefined),
+    });
+  }
+
+  /**
+   * Stores the order's member in its window and returns at once: the list is created when the
+   * window closes (`WindowCloser`), and the order's result published then.
+   */
+  private async intoWindow(
+    action: Extract<ContactListAction, { mode: 'window' }>,
     ticket: ActionTicket,
+  ): Promise<RecordedOutcome> {
+    if (!ticket.order) throw new Error('a contact-list window needs the order it answers');
+    const [member] = action.members;
+    const { window, present } = this.windows.choose(action.window);
+    const placed = await this.windowStore.add({
+      window,
+      present,
+      order: ticket.order,
+      address: normalisedAddress(member.email),
+      member,
+    });
+    if (placed.status === 'late' || placed.status === 'next-window') {
+      this.logger.log({
+        msg: `late order for ${window.name}: into ${placed.list} (CONTACT_LIST_LATE_POLICY=${this.config.batching.contactListLatePolicy})`,
+        eventId: ticket.order.eventId,
+      });
+    }
+    return { status: 'in-window', list: placed.list };
+  }
+
+  /**
+   * Creates one contact list through the gate: the exact-list command's, or a window's when it
+   * closes. Transient trouble pauses and tries again; a permanent refusal is a `failed` outcome;
+   * a lost answer follows `AMBIGUOUS_SEND_POLICY`. `created` runs the moment the vendor answers.
+   */
+  async createList(
+    name: string,
+    members: ContactMember[],
+    how: {
+      ambiguous: boolean;
+      send: ListSend;
+      created: (outcome: ActionOutcome) => Promise<unknown>;
+    },
   ): Promise<ActionOutcome> {
-    let ambiguous = ticket.ambiguous;
-    const createdWith = (d: ContactListDelivery): ActionOutcome =>
-      flagged(
-        { status: 'created', listId: d.listId, name: d.name, memberCount: d.memberCount },
-        ambiguous || d.ambiguousAttempts > 0,
-      );
-    const listed = { claim: ticket.claim, trace: ticket.trace, outcomeOf: createdWith };
+    let ambiguous = how.ambiguous;
     for (;;) {
       await this.gate.waitOpen();
+      let created: ContactListDelivery;
       try {
-        let created: ContactListDelivery;
-        if (action.mode === 'exact') {
-          created = await this.contactLists.createExact(action.name, action.members, listed);
-        } else {
-          // The list is made when the window closes: the transport need not wait for it.
-          ticket.park?.();
-          created = await this.contactLists.addToWindow(
-            action.listKey,
-            action.window,
-            action.members,
-            listed,
-          );
-        }
-        this.countLostAnswers(created.ambiguousAttempts);
-        return createdWith(created);
+        created = await this.contactLists.createExact(name, members, how.send);
       } catch (error) {
         if (error instanceof VendorError && error.ambiguous) {
           this.countLostAnswers(1);
@@ -156,7 +210,20 @@ export class DeliveryService {
         }
         const permanent = this.permanentOrPause(error);
         if (permanent) return failedOutcome(permanent, '', ambiguous);
+        continue;
       }
+      this.countLostAnswers(created.ambiguousAttempts);
+      const outcome = flagged(
+        {
+          status: 'created',
+          listId: created.listId,
+          name: created.name,
+          memberCount: created.memberCount,
+        },
+        ambiguous || created.ambiguousAttempts > 0,
+      );
+      await how.created(outcome);
+      return outcome;
     }
   }
 

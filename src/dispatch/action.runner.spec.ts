@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { FakeClock, settle } from '../../test/support/fake-clock';
 import type { AppConfig } from '../config/app-config';
-import type { ActionOutcome } from '../contracts/action-outcome';
+import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionTicket, DeliveryService } from '../delivery/delivery.service';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
@@ -47,11 +47,11 @@ const stranger = (name: string): ClaimHolder => ({ instance: name, handling: `${
 class HeldDelivery {
   readonly calls: Array<{
     ticket: ActionTicket;
-    answer: (outcome: ActionOutcome) => void;
+    answer: (outcome: RecordedOutcome) => void;
     fail: (error: Error) => void;
   }> = [];
 
-  execute(_action: unknown, ticket: ActionTicket): Promise<ActionOutcome> {
+  execute(_action: unknown, ticket: ActionTicket): Promise<RecordedOutcome> {
     return new Promise((answer, fail) => this.calls.push({ ticket, answer, fail }));
   }
 }
@@ -117,12 +117,11 @@ describe(ActionRunner.name, () => {
 
   it('claims, delivers, records the outcome, and only then publishes it', async () => {
     const { delivery, metrics, published, runner, store } = setUp();
-    const park = jest.fn();
-    const running = runner.run(event, planned, source, park);
+    const running = runner.run(event, planned, source);
     await settle();
     expect(delivery.calls).toHaveLength(1);
     const { ticket } = delivery.calls[0];
-    expect(ticket).toMatchObject({ claim: { key: KEY }, ambiguous: false, park });
+    expect(ticket).toMatchObject({ claim: { key: KEY }, ambiguous: false });
     expect(ticket.claim.holder.instance).toBe(ME);
     // While it is being delivered, the key is held: another handling would wait.
     expect((await store.claim(KEY, { instance: ME, handling: 'other' }, CLAIM_TTL_MS)).kind).toBe(
@@ -168,6 +167,54 @@ describe(ActionRunner.name, () => {
     expect(await second).toBe('duplicate');
     expect(delivery.calls).toHaveLength(1);
     expect(published.map((p) => p.outcome)).toEqual([sent('req-1'), sent('req-1')]);
+  });
+
+  describe('an order stored in a contact-list window', () => {
+    const inWindow: RecordedOutcome = { status: 'in-window', list: 'new-customers-20261121T1000Z' };
+
+    it('records `in-window` and publishes nothing: the result comes with the list', async () => {
+      const { delivery, published, runner, store } = setUp();
+      const keyed = { ...source, key: Buffer.from('order-1'), headers: { traceparent: 'tp-1' } };
+      const running = runner.run(event, planned, keyed);
+      await settle();
+      // What the window keeps to publish the result later: the event, the key and the trace.
+      expect(delivery.calls[0].ticket.order).toEqual({
+        ref: KEY,
+        eventId: 'evt-1',
+        eventType: 'user.signed_up.v1',
+        template: 'welcome',
+        key: Buffer.from('order-1').toString('base64'),
+        headers: { traceparent: 'tp-1' },
+      });
+      delivery.calls[0].answer(inWindow);
+      expect(await running).toBe('in-window');
+      expect(published).toEqual([]);
+      expect(await store.claim(KEY, stranger('later'), CLAIM_TTL_MS)).toEqual({
+        kind: 'done',
+        outcome: inWindow,
+      });
+    });
+
+    it('publishes nothing for a redelivered order whose claim says `in-window`', async () => {
+      const { delivery, published, runner, store } = setUp();
+      await store.complete([{ key: KEY, outcome: inWindow }]);
+      expect(await runner.run(event, planned, source)).toBe('in-window');
+      expect(delivery.calls).toHaveLength(0);
+      expect(published).toEqual([]);
+    });
+
+    it('publishes the result again once the list is created (the claim says `created`)', async () => {
+      const { published, runner, store } = setUp();
+      const created: ActionOutcome = {
+        status: 'created',
+        listId: 'list-1',
+        name: 'new-customers-20261121T1000Z',
+        memberCount: 3,
+      };
+      await store.complete([{ key: KEY, outcome: created }]);
+      expect(await runner.run(event, planned, source)).toBe('duplicate');
+      expect(published.map((p) => p.outcome)).toEqual([created]);
+    });
   });
 
   describe('taking over a claim whose holder vanished after marking its request as written', () => {

@@ -8,7 +8,9 @@ import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import type { Planner, TemplateAction } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
-import type { ActionOutcome } from '../contracts/action-outcome';
+import type { RecordedOutcome } from '../contracts/action-outcome';
+import type { WindowOrder } from '../cluster/window.store';
+import type { IHeaders } from 'kafkajs';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
@@ -47,25 +49,29 @@ export class ActionRunner {
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
-  /** `park` is called when the outcome starts waiting on a timer (see `RecordContext`). */
   async run(
     event: InboundEvent,
     { template, action }: PlannedAction,
     source: EventSource,
-    park?: () => void,
   ): Promise<ActionStatus> {
     const key = `${event.id}:${template.name}`;
     const fields = () => eventLogFields(event, template.name, source);
     const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
-    let outcome: ActionOutcome | undefined;
+    let outcome: RecordedOutcome | undefined;
     while (!outcome) {
       const claim = await this.store.claim(key, holder, claimTtlMs);
       if (claim.kind === 'done') {
-        await this.publisher.publishResult(event, template.name, claim.outcome, source);
+        const recorded = claim.outcome;
+        if (recorded.status === 'in-window') {
+          // Stored in a window before: its result comes when that list is created, not now.
+          this.logger.log({ msg: `already in contact-list window ${recorded.list}`, ...fields() });
+          return 'in-window';
+        }
+        await this.publisher.publishResult(event, template.name, recorded, source);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
-        this.logger.log(outcomeLogLine('duplicate', claim.outcome, fields()));
+        this.logger.log(outcomeLogLine('duplicate', recorded, fields()));
         return 'duplicate';
       }
       if (claim.kind === 'busy') {
@@ -86,11 +92,17 @@ export class ActionRunner {
         }
         ambiguous = true;
       }
-      outcome = await this.send(key, holder, action, { ambiguous, park, trace: source.trace });
+      const order = windowOrder(key, event, template.name, source);
+      outcome = await this.send(key, holder, action, { ambiguous, trace: source.trace, order });
     }
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
     // a record that did not land are recorded here.
     await this.store.complete([{ key, outcome }]);
+    if (outcome.status === 'in-window') {
+      // Nothing to publish yet: the record is done (its offset commits), the member is stored.
+      this.logger.log({ msg: `in contact-list window ${outcome.list}`, ...fields() });
+      return 'in-window';
+    }
     await this.publisher.publishResult(event, template.name, outcome, source);
     this.metrics.outcomes.inc({ outcome: outcome.status });
     const line = outcomeLogLine(outcome.status, outcome, fields());
@@ -104,8 +116,8 @@ export class ActionRunner {
     key: string,
     holder: ClaimHolder,
     action: TemplateAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'park' | 'trace'>,
-  ): Promise<ActionOutcome | undefined> {
+    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order'>,
+  ): Promise<RecordedOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
     const stopRenewing = this.clock.every(claimTtlMs / 3, () => {
@@ -124,4 +136,30 @@ export class ActionRunner {
       stopRenewing();
     }
   }
+}
+
+/** What a contact-list window keeps of an event, to publish its result once the list exists. */
+function windowOrder(
+  ref: string,
+  event: InboundEvent,
+  template: string,
+  source: EventSource,
+): WindowOrder {
+  return {
+    ref,
+    eventId: event.id,
+    eventType: event.type,
+    template,
+    key: source.key === null ? null : source.key.toString('base64'),
+    headers: textHeaders(source.headers),
+  };
+}
+
+function textHeaders(headers: IHeaders): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) text[name] = first.toString();
+  }
+  return text;
 }

@@ -2,8 +2,11 @@ import type { Context } from '@opentelemetry/api';
 import type { IHeaders } from 'kafkajs';
 import type { ActionOutcome } from '../contracts/action-outcome';
 
-/** How one action ended for this handling: its outcome, or `duplicate` (an earlier one's). */
-export type ActionStatus = ActionOutcome['status'] | 'duplicate';
+/**
+ * How one action ended for this handling: its outcome, `duplicate` (an earlier one's), or
+ * `in-window` (its member is stored in a contact-list window; its result comes with the list).
+ */
+export type ActionStatus = ActionOutcome['status'] | 'duplicate' | 'in-window';
 
 /**
  * The record an event came in: results carry over its key and tracing headers, and the event's

@@ -7,11 +7,28 @@ import { OutboundModule } from '../outbound/outbound.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { ActionRunner } from './action.runner';
 import { DispatchService } from './dispatch.service';
+import { WindowCloser } from './window.closer';
+import { ClusterModule } from '../cluster/cluster.module';
 
-/** Per event: its templates' plans, each claimed, delivered once and answered with a result. */
+/**
+ * Per event: its templates' plans, each claimed, delivered once and answered with a result; and
+ * the closer that creates contact-list windows' lists and answers their orders.
+ */
 @Module({
-  imports: [TemplatesModule, DeliveryModule, IdempotencyModule, OutboundModule, MetricsModule],
-  providers: [{ provide: CLOCK, useValue: systemClock }, ActionRunner, DispatchService],
+  imports: [
+    TemplatesModule,
+    DeliveryModule,
+    IdempotencyModule,
+    OutboundModule,
+    MetricsModule,
+    ClusterModule,
+  ],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    ActionRunner,
+    DispatchService,
+    WindowCloser,
+  ],
   exports: [DispatchService],
 })
 export class DispatchModule {}

@@ -16,15 +16,7 @@ export class DispatchService {
     private readonly runner: ActionRunner,
   ) {}
 
-  /**
-   * `park` is called when the event's outcome starts waiting on a timer (a contact-list window),
-   * so that the transport stops holding other records for it.
-   */
-  async dispatch(
-    event: InboundEvent,
-    source: EventSource,
-    park?: () => void,
-  ): Promise<DispatchOutcome> {
+  async dispatch(event: InboundEvent, source: EventSource): Promise<DispatchOutcome> {
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
       return {
@@ -43,16 +35,7 @@ export class DispatchService {
       const message = `a template for '${event.type}' could not plan it (${name})`;
       return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
     }
-    // An event parks once one of its actions waits on a timer; its other actions run on.
-    let parked = false;
-    const parkOnce = (): void => {
-      if (parked) return;
-      parked = true;
-      park?.();
-    };
-    const outcomes = await Promise.all(
-      planned.map((p) => this.runner.run(event, p, source, parkOnce)),
-    );
+    const outcomes = await Promise.all(planned.map((p) => this.runner.run(event, p, source)));
     return {
       kind: 'dispatched',
       actions: Object.fromEntries(templates.map((t, i) => [t.name, outcomes[i]])),

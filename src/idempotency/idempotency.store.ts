@@ -1,4 +1,4 @@
-import type { ActionOutcome } from '../contracts/action-outcome';
+import type { RecordedOutcome } from '../contracts/action-outcome';
 
 /**
  * Who holds a claim: one handling of one record in one process. `instance` is the process (its
@@ -22,7 +22,7 @@ export interface ClaimHolder {
 export type ClaimResult =
   | { kind: 'claimed' }
   | { kind: 'reclaimed'; maybeSent: boolean }
-  | { kind: 'done'; outcome: ActionOutcome }
+  | { kind: 'done'; outcome: RecordedOutcome }
   | { kind: 'busy' };
 
 /** One claimed action on its way to the vendor. */
@@ -54,14 +54,12 @@ export interface IdempotencyStore {
    */
   markSending(claims: HeldClaim[]): Promise<Set<string>>;
   /** Records outcomes, all or none, kept for the store's retention period. */
-  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void>;
+  complete(outcomes: Array<{ key: string; outcome: RecordedOutcome }>): Promise<void>;
   /**
    * Gives a claim up without an outcome, so it can run again at once. A claim already marked
    * `sending` keeps that mark: whoever claims it next learns the send may have happened.
    */
   release(key: string, holder: ClaimHolder): Promise<void>;
-  /** 1, 2, 3, … for `name`, shared by every instance: numbers that are never handed out twice. */
-  nextSequence(name: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import type { ActionOutcome } from '../contracts/action-outcome';
+import type { RecordedOutcome } from '../contracts/action-outcome';
 import {
   holderId,
   type ClaimHolder,
@@ -9,7 +9,7 @@ import {
 
 type Entry =
   | { kind: 'claim'; holder: string; instance: string; expiresAt: number; sending: boolean }
-  | { kind: 'done'; outcome: ActionOutcome; expiresAt: number };
+  | { kind: 'done'; outcome: RecordedOutcome; expiresAt: number };
 
 /**
  * For one local instance: the same semantics as the Redis store, in this process's memory.
@@ -19,7 +19,6 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly connected = true;
   private readonly entries = new Map<string, Entry>();
   private readonly alive = new Map<string, number>();
-  private readonly sequences = new Map<string, number>();
 
   constructor(
     private readonly ttlSeconds: number,
@@ -77,7 +76,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve(held);
   }
 
-  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
+  complete(outcomes: Array<{ key: string; outcome: RecordedOutcome }>): Promise<void> {
     const expiresAt = this.now() + this.ttlSeconds * 1000;
     for (const { key, outcome } of outcomes) {
       this.entries.set(key, { kind: 'done', outcome, expiresAt });
@@ -92,12 +91,6 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       entry.expiresAt = 0; // the mark stays: the request may have been written
     else this.entries.delete(key);
     return Promise.resolve();
-  }
-
-  nextSequence(name: string): Promise<number> {
-    const next = (this.sequences.get(name) ?? 0) + 1;
-    this.sequences.set(name, next);
-    return Promise.resolve(next);
   }
 
   close(): Promise<void> {

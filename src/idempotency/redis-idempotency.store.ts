@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type Result } from 'ioredis';
-import type { ActionOutcome } from '../contracts/action-outcome';
+import type { RecordedOutcome } from '../contracts/action-outcome';
 import { Coalescer } from './coalescer';
 import {
   holderId,
@@ -122,7 +122,7 @@ function claimResult(reply: string): ClaimResult {
   if (reply === 'claimed' || reply === 'busy') return { kind: reply };
   if (reply === 'reclaimed') return { kind: 'reclaimed', maybeSent: false };
   if (reply === 'reclaimed-maybe-sent') return { kind: 'reclaimed', maybeSent: true };
-  return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as ActionOutcome };
+  return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as RecordedOutcome };
 }
 
 /** How the store watches its one connection; shortened by tests. */
@@ -149,7 +149,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     MAX_BATCH,
   );
   private readonly completions = new Coalescer(
-    (calls: Array<Array<{ key: string; outcome: ActionOutcome }>>) => this.completeMany(calls),
+    (calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>) => this.completeMany(calls),
     MAX_BATCH,
   );
 
@@ -275,14 +275,14 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
-  complete(outcomes: Array<{ key: string; outcome: ActionOutcome }>): Promise<void> {
+  complete(outcomes: Array<{ key: string; outcome: RecordedOutcome }>): Promise<void> {
     if (outcomes.length === 0) return Promise.resolve();
     return this.completions.call(outcomes);
   }
 
   /** One transaction for the outcomes recorded in a turn: all of them, or none. */
   private async completeMany(
-    calls: Array<Array<{ key: string; outcome: ActionOutcome }>>,
+    calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>,
   ): Promise<void[]> {
     const transaction = this.redis.multi();
     for (const { key, outcome } of calls.flat()) {
@@ -296,14 +296,6 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(key: string, holder: ClaimHolder): Promise<void> {
     await this.redis.mailbridgeRelease(this.prefix + key, holderId(holder));
-  }
-
-  async nextSequence(name: string): Promise<number> {
-    const key = `${this.prefix}seq:${name}`;
-    const replies = await this.redis.multi().incr(key).expire(key, this.ttlSeconds).exec();
-    const next = Number(replies?.[0]?.[1]);
-    if (!Number.isSafeInteger(next)) throw new Error('idempotency store: sequence not advanced');
-    return next;
   }
 
   async close(): Promise<void> {

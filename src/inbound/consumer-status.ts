@@ -5,8 +5,6 @@ interface PartitionWork {
   end: bigint;
   /** The offset after the last record that, with all before it, reached its outcome. */
   done: bigint;
-  /** Records waiting on a timer (a contact-list window): a known wait, not a stall. */
-  parked: number;
   /** The partition's high watermark as of the last batch fetched from it. */
   high?: bigint;
 }
@@ -79,7 +77,7 @@ export class ConsumerStatus {
     const end = BigInt(lastOffset) + 1n;
     const known = this.work.get(key);
     if (known) known.end = end > known.end ? end : known.end;
-    else this.work.set(key, { end, done: BigInt(firstOffset), parked: 0 });
+    else this.work.set(key, { end, done: BigInt(firstOffset) });
   }
 
   /** The high watermark the last batch fetched from `topic`/`partition` came with. */
@@ -108,12 +106,6 @@ export class ConsumerStatus {
     if (known && next !== undefined && BigInt(next) > known.done) known.done = BigInt(next);
   }
 
-  /** A record of the partition parked on a timer (+1), or a parked one finished (-1). */
-  parked(topic: string, partition: number, change: 1 | -1): void {
-    const known = this.work.get(`${topic}|${partition}`);
-    if (known) known.parked = Math.max(0, known.parked + change);
-  }
-
   get ready(): boolean {
     return this.joined;
   }
@@ -127,13 +119,10 @@ export class ConsumerStatus {
     return this.fatal;
   }
 
-  /**
-   * Since when fetched records have waited without one finishing; undefined when none wait. A
-   * partition holding a parked record waits on a timer that ends by itself; it does not count.
-   */
+  /** Since when fetched records have waited without one finishing; undefined when none wait. */
   get stalledSince(): number | undefined {
-    for (const { end, done, parked } of this.work.values()) {
-      if (end > done && parked === 0) return this.progressAt;
+    for (const { end, done } of this.work.values()) {
+      if (end > done) return this.progressAt;
     }
     return undefined;
   }

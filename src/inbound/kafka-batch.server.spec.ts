@@ -5,7 +5,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { ConsumerStatus } from './consumer-status';
 import { KafkaBatchServer, type KafkaBatchServerOptions } from './kafka-batch.server';
 import type { PartitionOffset } from './offset-committer';
-import { INBOUND_EVENT, type RecordContext } from './record-context';
+import { INBOUND_EVENT } from './inbound-pattern';
 
 const TOPIC = 'orders';
 const EVENTS = {
@@ -85,10 +85,9 @@ class FakeGate {
   }
 }
 
-/** One record in the handler's hands, finished, failed or parked by the spec. */
+/** One record in the handler's hands, finished or failed by the spec. */
 interface HeldRecord {
   record: ConsumedRecord;
-  context: RecordContext;
   finish(): void;
   fail(error: Error): void;
 }
@@ -126,9 +125,9 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   const held = new Map<string, HeldRecord>();
   server.addHandler(
     INBOUND_EVENT,
-    (record: ConsumedRecord, context: RecordContext) =>
+    (record: ConsumedRecord) =>
       new Promise<void>((finish, fail) => {
-        held.set(record.offset, { record, context, finish, fail });
+        held.set(record.offset, { record, finish, fail });
       }),
     true,
   );
@@ -320,7 +319,7 @@ describe(KafkaBatchServer.name, () => {
   it('commits past records of later batches only once the earlier ones finish', async () => {
     const { consumer, server, fetch, at, rebalance } = await start();
     await fetch([0, 1]).done;
-    at(0).context.park(); // waits on its contact-list window
+    // 0 still waits (for its campaign batch, or the vendor)
     at(1).finish();
     await fetch([2, 3]).done;
     at(2).finish();
@@ -382,17 +381,6 @@ describe(KafkaBatchServer.name, () => {
     expect(held.has('1')).toBe(false);
   });
 
-  it("gives a parked record's place in the window back, so later records are fetched", async () => {
-    const { server, held, fetch, at } = await start({ maxInFlight: 2 });
-    await fetch([0, 1]).done;
-    at(0).context.park();
-    at(1).context.park();
-    const next = fetch([2, 3]);
-    await next.done;
-    expect(next.resolved).toEqual(['3']);
-    await closeFinishing(server, held);
-  });
-
   it('rewinds the partition to a record that fails, commits nothing after it, and fetches it again after a pause', async () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     try {
@@ -443,11 +431,10 @@ describe(KafkaBatchServer.name, () => {
     await closeFinishing(server, held);
   });
 
-  it('drains in-flight and parked records at stop, commits them, and only then stops the consumer', async () => {
+  it('drains in-flight records at stop, commits them, and only then stops the consumer', async () => {
     const beforeStop = jest.fn(() => Promise.resolve());
     const { consumer, server, fetch, at } = await start({ beforeStop });
     await fetch([0, 1]).done;
-    at(0).context.park();
     await flush();
     let closed = false;
     const closing = server.close().then(() => (closed = true));
@@ -457,7 +444,7 @@ describe(KafkaBatchServer.name, () => {
 
     at(1).finish();
     await flush();
-    expect(closed).toBe(false); // the parked record is still waited for
+    expect(closed).toBe(false); // record 0 is still waited for
     expect(consumer.log).toEqual(['pause']);
 
     at(0).finish();
@@ -471,20 +458,5 @@ describe(KafkaBatchServer.name, () => {
     at(0).finish();
     await server.close();
     expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']);
-  });
-
-  it('waits at stop for a record that parks while the stop drains', async () => {
-    const { consumer, server, fetch, at } = await start();
-    await fetch([0, 1]).done;
-    const closing = server.close();
-    await flush();
-    at(0).context.park(); // reached its contact-list window after the stop began
-    at(1).finish();
-    await flush();
-    expect(consumer.log).toEqual(['pause']);
-
-    at(0).finish();
-    await closing;
-    expect(consumer.log).toEqual(['pause', 'commit 0@2', 'stop', 'disconnect']);
   });
 });

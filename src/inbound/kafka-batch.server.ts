@@ -8,7 +8,7 @@ import { CONSUMER_RETRIES, HEARTBEAT_INTERVAL_MS, MAX_WAIT_TIME_MS } from '../ka
 import { FetchPauses } from './fetch-pauses';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
-import { INBOUND_EVENT } from './record-context';
+import { INBOUND_EVENT } from './inbound-pattern';
 import { RecordsInFlight } from './records-in-flight';
 import { settleWithin } from './settle-within';
 
@@ -104,7 +104,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     this.stopRequested = new Promise((resolve) => (this.requestStop = resolve));
     this.records = new RecordsInFlight(
       { records: options.maxInFlight, bytes: options.maxInFlightBytes },
-      consumerStatus,
       {
         finished: (record, progress, next) => this.finished(record, progress, next),
         failed: (record, progress, error) => this.rewind(record, progress, error),

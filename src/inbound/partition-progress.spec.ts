@@ -10,10 +10,10 @@ describe(PartitionProgress.name, () => {
     expect(progress.outstanding).toBe(0);
   });
 
-  it('holds the offset of a parked record while records of later batches finish', () => {
+  it('holds the offset of a record still running while records of later batches finish', () => {
     const progress = new PartitionProgress(1);
     progress.add(['0', '1']);
-    expect(progress.complete('1')).toBeUndefined(); // 0 is parked on its window
+    expect(progress.complete('1')).toBeUndefined(); // 0 still waits for the vendor
     progress.add(['2', '3']);
     expect(progress.complete('2')).toBeUndefined();
     expect(progress.complete('3')).toBeUndefined();

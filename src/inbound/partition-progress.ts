@@ -2,8 +2,8 @@
  * Which fetched records of one partition reached their outcome, across batches, and the offset
  * below which *every* record is done: only that one may be committed, so a crash never skips a
  * record that finished later than its successors. Records finish out of order for good reasons:
- * they run concurrently, and a record parked on a contact-list window finishes after records
- * fetched in later batches.
+ * they run concurrently, and one waiting for its campaign batch or the vendor finishes after
+ * records fetched in later batches.
  *
  * One instance serves one partition for one ownership of it; the transport starts a new one after
  * a rebalance or a rewind, and {@link retire}s the old one so that its stragglers commit nothing.

@@ -45,10 +45,10 @@ export class RecordHandler {
     };
   }
 
-  async handle(record: ConsumedRecord, park?: () => void): Promise<RecordOutcome> {
+  async handle(record: ConsumedRecord): Promise<RecordOutcome> {
     const traced = this.tracing.consume(record);
     try {
-      const outcome = await this.handleTraced(record, traced.context, park);
+      const outcome = await this.handleTraced(record, traced.context);
       traced.span.setAttribute('mailbridge.outcome', outcome.kind);
       endSpan(traced.span);
       return outcome;
@@ -58,29 +58,21 @@ export class RecordHandler {
     }
   }
 
-  private async handleTraced(
-    record: ConsumedRecord,
-    trace: Context,
-    park?: () => void,
-  ): Promise<RecordOutcome> {
+  private async handleTraced(record: ConsumedRecord, trace: Context): Promise<RecordOutcome> {
     let event: InboundEvent;
     try {
       event = await parseEvent(record, this.parseOptions);
     } catch (error) {
       return this.deadLetter(record, asInvalid(error));
     }
-    const outcome = await this.dispatch.dispatch(
-      event,
-      {
-        key: record.key,
-        headers: propagated(record.headers),
-        topic: record.topic,
-        partition: record.partition,
-        offset: record.offset,
-        trace,
-      },
-      park,
-    );
+    const outcome = await this.dispatch.dispatch(event, {
+      key: record.key,
+      headers: propagated(record.headers),
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      trace,
+    });
     if (outcome.kind === 'unplannable') {
       return this.deadLetter(record, new InvalidEventError(outcome.code, outcome.message));
     }

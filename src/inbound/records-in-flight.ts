@@ -1,10 +1,8 @@
 import type { MessageHandler } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumedRecord } from '../kafka/consumed-record';
-import type { ConsumerStatus } from './consumer-status';
 import { InFlightWindow, type WindowLimits } from './in-flight-window';
 import type { PartitionProgress } from './partition-progress';
-import { RecordContext } from './record-context';
 
 /** What the transport does when a record reaches its outcome, or fails to. */
 export interface RecordEnds {
@@ -17,25 +15,18 @@ export interface RecordEnds {
 /**
  * The records this instance has fetched and is running to their outcomes, each on its own
  * promise, after the batch that brought it has returned: fetching goes on while they wait for
- * their campaign batch or their vendor call, bounded by the {@link InFlightWindow}.
- *
- * A record that parks (its outcome waits on a contact-list window, seconds long) gives its place
- * in the window back while few are parked, so that a window full of waiting orders does not stop
- * sign-ups from being fetched. Its offset still stays uncommitted until it finishes.
+ * their campaign batch or their vendor call, bounded by the {@link InFlightWindow}. (An order's
+ * contact-list window holds no record: its member is stored and the record finishes.)
  */
 export class RecordsInFlight {
   readonly window: InFlightWindow;
   private readonly running = new Set<Promise<void>>();
-  private parkedCount = 0;
-  private readonly maxParked: number;
 
   constructor(
     limits: WindowLimits,
-    private readonly status: ConsumerStatus,
     private readonly ends: RecordEnds,
   ) {
     this.window = new InFlightWindow(limits);
-    this.maxParked = limits.records;
   }
 
   /** Takes the record in if the window has room; false when it is full. */
@@ -45,23 +36,9 @@ export class RecordsInFlight {
 
   /** Runs an admitted record to its outcome in the background. */
   start(handler: MessageHandler, record: ConsumedRecord, progress: PartitionProgress): void {
-    const { topic, partition } = record;
     const size = sizeOf(record);
-    let placeHeld = true;
-    let parked = false;
-    const park = (): void => {
-      if (parked) return;
-      parked = true;
-      this.parkedCount += 1;
-      this.status.parked(topic, partition, +1);
-      // Parked records hold memory too: past the limit they keep their place.
-      if (this.parkedCount <= this.maxParked) {
-        placeHeld = false;
-        this.window.leave(size);
-      }
-    };
     const run = async (): Promise<void> => {
-      const outcome: unknown = await handler(record, new RecordContext(record, park));
+      const outcome: unknown = await handler(record);
       if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
     };
     const done = run()
@@ -71,11 +48,7 @@ export class RecordsInFlight {
       )
       .finally(() => {
         this.running.delete(done);
-        if (placeHeld) this.window.leave(size);
-        if (parked) {
-          this.parkedCount -= 1;
-          this.status.parked(topic, partition, -1);
-        }
+        this.window.leave(size);
       });
     this.running.add(done);
   }

@@ -218,6 +218,37 @@ export class MetricsService {
     },
   });
 
+  /**
+   * Contact-list window lists not yet created and published, across every replica (read from the
+   * shared window store), and the members they hold: what the next closes will create.
+   */
+  readonly windowListsOpen = new Gauge({
+    name: 'mailbridge_contact_list_windows_open',
+    help: 'Contact lists of windows not yet created and published (all replicas, from the window store)',
+    registers: [this.registry],
+  });
+
+  readonly windowMembersOpen = new Gauge({
+    name: 'mailbridge_contact_list_window_members',
+    help: 'Members stored in contact-list windows whose lists are not yet created and published',
+    registers: [this.registry],
+  });
+
+  /** Window lists this replica finished: `created` (results published) or `failed` (refused). */
+  readonly windowListsClosed = new Counter({
+    name: 'mailbridge_contact_list_windows_closed_total',
+    help: 'Contact lists of windows this replica closed, by result: created, failed (the vendor refused it for good)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  /** Window lists this replica took over from an owner that stopped (its lease lapsed). */
+  readonly windowTakeovers = new Counter({
+    name: 'mailbridge_contact_list_window_takeovers_total',
+    help: 'Contact lists of windows taken over from a replica that stopped while creating them',
+    registers: [this.registry],
+  });
+
   readonly batchRecords = new Histogram({
     name: 'mailbridge_consumer_batch_records',
     help: 'Records per batch fetched from Kafka (one partition each)',

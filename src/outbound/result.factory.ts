@@ -26,7 +26,7 @@ export type ResultEventOf = EmailCampaignSentV1 | EmailContactListCreatedV1 | Em
  * one. `resultSource`: the results' CloudEvents `source` (`RESULT_EVENT_SOURCE`).
  */
 export function resultFor(
-  source: EventEnvelope,
+  source: Pick<EventEnvelope, 'id' | 'type'>,
   template: string,
   outcome: ActionOutcome,
   time: Date,

@@ -82,7 +82,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    * the topic for its kind, keyed and traced like the event it answers.
    */
   publishResult(
-    event: EventEnvelope,
+    event: Pick<EventEnvelope, 'id' | 'type'>,
     template: string,
     outcome: ActionOutcome,
     source: { key: Buffer | null; headers: IHeaders; trace?: Context },

@@ -25,7 +25,8 @@ export type ContactListAction =
       /** Which family of lists (one per window) the members go to. */
       listKey: string;
       window: { start: Date; end: Date };
-      members: ContactMember[];
+      /** One event, one member: the window keeps it until its list is created. */
+      members: [ContactMember];
     }
   | { kind: 'contact-list'; mode: 'exact'; name: string; members: ContactMember[] };
 

@@ -27,7 +27,8 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
     await fixture.publish('TOPIC_ORDER_PLACED', orders, (o) => o.data.orderId);
     await fixture.startService({
       CONTACT_LIST_WINDOW_MS: String(windowMs),
-      BATCH_LINGER_MS: '300',
+      // A window of the past gathers for a linger from its first order: ample for all of them.
+      BATCH_LINGER_MS: '3000',
     });
   });
   afterAll(() => fixture.stop());

@@ -47,6 +47,11 @@ export class FakeClock implements Clock {
     return this.timers.length;
   }
 
+  /** How far ahead the furthest timer set is due (0 when none is set). */
+  get furthestMs(): number {
+    return Math.max(0, ...this.timers.map((t) => t.at - this.time));
+  }
+
   /** Moves time on by `ms`, firing each timer that falls due on the way, then settles. */
   async advance(ms: number): Promise<void> {
     const end = this.time + ms;

@@ -122,10 +122,4 @@ export function idempotencyStoreContract(
     await store.release(k, a);
     expect(await store.claim(k, a2, 10_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
   });
-
-  it('hands out every sequence number once', async () => {
-    const name = `list:${key()}`;
-    const numbers = await Promise.all([1, 2, 3].map(() => store.nextSequence(name)));
-    expect(numbers.sort()).toEqual([1, 2, 3]);
-  });
 }

@@ -1,0 +1,51 @@
+import type { ListWindow } from '../cluster/window.store';
+
+export interface WindowNamingOptions {
+  /** List name for a window, e.g. `new-customers-{window}`. */
+  namePattern: string;
+  /**
+   * How far a window may start ahead of our clock (producers' clocks run ahead, a little). A
+   * window further ahead is taken to be the current one, so that an order placed hours ahead
+   * does not open a window that is due hours from now.
+   */
+  clockSkewMs: number;
+}
+
+/** An order's window, as the window store keeps it, and the window that holds the present. */
+export interface ChosenWindow {
+  window: ListWindow;
+  present: ListWindow;
+}
+
+/**
+ * Chooses the window an order's member goes to, and names it: `<pattern with {window}>`, the
+ * window's start as `20261121T1000Z` (whole minutes) or `20261121T100010Z` (shorter windows),
+ * so that two windows never share a name.
+ */
+export class ContactListWindows {
+  constructor(
+    private readonly options: WindowNamingOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  choose(window: { start: Date; end: Date }): ChosenWindow {
+    const now = this.now();
+    const length = Math.max(1, window.end.getTime() - window.start.getTime());
+    const presentStart = Math.floor(now / length) * length;
+    const present = this.named(presentStart, length);
+    const ahead = window.start.getTime() - now > this.options.clockSkewMs;
+    return { window: ahead ? present : this.named(window.start.getTime(), length), present };
+  }
+
+  private named(start: number, length: number): ListWindow {
+    const label = windowLabel(start, length);
+    return { name: this.options.namePattern.replace('{window}', label), end: start + length };
+  }
+}
+
+/** `20261121T1000Z` for windows of whole minutes, `20261121T100010Z` for shorter ones. */
+function windowLabel(start: number, length: number): string {
+  const wholeMinutes = start % 60_000 === 0 && length % 60_000 === 0;
+  const iso = new Date(start).toISOString();
+  return iso.slice(0, wholeMinutes ? 16 : 19).replace(/[-:]/g, '') + 'Z';
+}

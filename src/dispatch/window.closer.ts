@@ -1,0 +1,199 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import type { ActionOutcome } from '../contracts/action-outcome';
+import { WINDOW_STORE, type TakenList, type WindowStore } from '../cluster/window.store';
+import { CLOCK, systemClock, type Clock } from '../delivery/clock';
+import { ambiguousFailure, DeliveryService } from '../delivery/delivery.service';
+import { ClaimLostError } from '../idempotency/claim-lost.error';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
+import { InstanceLiveness } from '../idempotency/instance-liveness';
+import { MetricsService } from '../metrics/metrics.service';
+import { ResultPublisher } from '../outbound/result.publisher';
+
+/** The longest the closer sleeps: lists other replicas opened, and lapsed leases, are seen by then. */
+const POLL_MS = 1_000;
+/** After an error of the store or of publishing, before the list is tried again. */
+const RETRY_MS = 2_000;
+
+/**
+ * Closes contact-list windows, on every replica: wakes when the next list is due (and at least
+ * every second), takes one due list from the window store (exactly one replica gets it), creates
+ * it at the vendor through the gate, stores its id at once, records every order's `created`
+ * outcome, publishes every order's result, and marks the list published. A replica that stops
+ * mid-way leaves a lease that lapses; the next taker goes on from where it stopped: from the
+ * stored id without creating the list again, or, from `sending`, as `AMBIGUOUS_SEND_POLICY` says.
+ */
+@Injectable()
+export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WindowCloser.name);
+  private stopping = false;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly config: AppConfig,
+    @Inject(WINDOW_STORE) private readonly windows: WindowStore,
+    @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
+    private readonly delivery: DeliveryService,
+    private readonly publisher: ResultPublisher,
+    private readonly metrics: MetricsService,
+    private readonly instance: InstanceLiveness,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
+  ) {
+    // As long as an instance counts as alive: a replica killed mid-way frees its list as soon
+    // as it frees its claims.
+    this.leaseMs = config.idempotency.instanceTtlMs;
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop = this.run();
+  }
+
+  /** Stops taking lists; the one in hand finishes or is given back (see `close`). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let wait = POLL_MS;
+      try {
+        const taken = await this.windows.take(this.instance.id, this.leaseMs);
+        if (taken) {
+          await this.close(taken);
+          continue;
+        }
+        const counts = await this.windows.openCounts();
+        this.metrics.windowListsOpen.set(counts.lists);
+        this.metrics.windowMembersOpen.set(counts.members);
+        const next = await this.windows.nextDue();
+        if (next !== undefined) wait = Math.min(POLL_MS, Math.max(0, next - this.clock.now()));
+      } catch (error) {
+        this.logger.warn(`contact-list windows: ${(error as Error).message}`);
+        wait = RETRY_MS;
+      }
+      await this.pause(wait);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const cancel = this.clock.after(ms, () => resolve());
+      this.wake = () => {
+        cancel();
+        resolve();
+      };
+    });
+  }
+
+  /** Creates (or finishes) one taken list; gives it back if that fails for now. */
+  async close(list: TakenList): Promise<void> {
+    const owner = this.instance.id;
+    const stopRenewing = this.clock.every(Math.floor(this.leaseMs / 3), () => {
+      this.windows.renew(list.name, owner, this.leaseMs).then(
+        (held) => held || this.logger.warn(`contact list ${list.name} was taken over`),
+        (e: Error) => this.logger.warn(`contact list lease: ${e.message}`),
+      );
+    });
+    try {
+      if (list.takenOver) {
+        this.metrics.windowTakeovers.inc();
+        this.logger.warn({
+          msg: `taking over contact list ${list.name} from a replica that stopped`,
+          stage: list.listId ? 'created' : list.maybeSent ? 'sending' : 'taken',
+        });
+      }
+      const outcome = await this.outcomeOf(list, owner);
+      await this.claims.complete(list.orders.map((o) => ({ key: o.ref, outcome })));
+      // Results of one list, published in one turn: they travel in one produce request.
+      await Promise.all(
+        list.orders.map((o) =>
+          this.publisher.publishResult({ id: o.eventId, type: o.eventType }, o.template, outcome, {
+            key: o.key === null ? null : Buffer.from(o.key, 'base64'),
+            headers: o.headers,
+          }),
+        ),
+      );
+      if (!(await this.windows.published(list.name, owner))) {
+        this.logger.warn(`contact list ${list.name}: taken over before it was marked published`);
+      }
+      this.metrics.windowListsClosed.inc({
+        result: outcome.status === 'created' ? 'created' : 'failed',
+      });
+      this.metrics.outcomes.inc({ outcome: outcome.status }, list.orders.length);
+      const line = {
+        msg: `contact list ${list.name} ${outcome.status}: ${list.members.length} members, ${list.orders.length} results published`,
+        list: list.name,
+        ...(outcome.status === 'created' ? { listId: outcome.listId } : {}),
+      };
+      if (outcome.status === 'failed') this.logger.warn({ ...line, reason: outcome.message });
+      else this.logger.log(line);
+    } catch (error) {
+      if (error instanceof ClaimLostError) {
+        this.logger.warn(`contact list ${list.name} was taken over before its request was sent`);
+        return;
+      }
+      // The gate closed for good (shutdown), the store or Kafka failed: the list goes back, due
+      // again shortly, with whatever it reached (sending, created) kept.
+      const dueAt = this.clock.now() + (this.stopping ? 0 : RETRY_MS);
+      await this.windows.giveBack(list.name, owner, dueAt).catch(() => undefined);
+      if (!this.stopping)
+        this.logger.warn(`contact list ${list.name}: ${(error as Error).message}`);
+    } finally {
+      stopRenewing();
+    }
+  }
+
+  /** The list's outcome for every order in it: created (now, or by an earlier owner) or failed. */
+  private async outcomeOf(list: TakenList, owner: string): Promise<ActionOutcome> {
+    if (list.listId !== undefined) {
+      // Created by an owner that stopped before publishing: never created again.
+      return {
+        status: 'created',
+        listId: list.listId,
+        name: list.name,
+        memberCount: list.members.length,
+        ...(list.ambiguous ? { ambiguous: true as const } : {}),
+      };
+    }
+    let ambiguous = list.ambiguous;
+    if (list.maybeSent) {
+      const policy = this.config.idempotency.ambiguousSendPolicy;
+      this.metrics.ambiguousSend('takeover', policy);
+      this.logger.warn(
+        `contact list ${list.name}: an earlier attempt stopped after its request was written; ${policy === 'resend' ? 'creating it again' : 'failing it as ambiguous'}`,
+      );
+      if (policy === 'fail')
+        return ambiguousFailure('an earlier attempt stopped after writing its request');
+      ambiguous = true;
+    }
+    return this.delivery.createList(list.name, list.members, {
+      ambiguous,
+      send: {
+        markSending: () => this.windows.markSending(list.name, owner),
+        traces: [],
+      },
+      created: async (outcome) => {
+        if (outcome.status !== 'created') return;
+        // Stored the moment the vendor answers: from here on nobody creates it again.
+        const stored = await this.windows.created(
+          list.name,
+          owner,
+          outcome.listId,
+          outcome.ambiguous === true,
+        );
+        if (!stored) throw new ClaimLostError(list.name);
+      },
+    });
+  }
+}
