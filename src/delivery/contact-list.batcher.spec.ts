@@ -1,5 +1,7 @@
+import type { Context, Span } from '@opentelemetry/api';
 import type { ContactListHooks } from '../email-api/vendor.client';
 import type { ContactListRequest } from '../email-api/vendor.types';
+import type { Tracing } from '../tracing/tracing';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { ContactListBatcher, type ContactListCreator } from './contact-list.batcher';
 
@@ -76,5 +78,23 @@ describe(ContactListBatcher.name, () => {
       ClaimLostError,
     );
     expect(steps).toEqual(['token', 'mark sending']);
+  });
+
+  it("links the request to the trace each order's kept headers carry", async () => {
+    const links: unknown[][] = [];
+    const tracing = {
+      contextOf: (headers: Record<string, unknown>) => headers.traceparent as unknown as Context,
+      vendorRequest: (_name: string, linked: unknown[]) => {
+        links.push(linked);
+        return { end: () => undefined, setStatus: () => undefined } as unknown as Span;
+      },
+    } as unknown as Tracing;
+    const batcher = new ContactListBatcher(new RecordingCreator(), tracing);
+    await batcher.createExact('l', [member(1), member(2)], {
+      markSending: () => Promise.resolve(true),
+      traces: [],
+      traceHeaders: [{ traceparent: 'tp-1' }, { traceparent: 'tp-2' }],
+    });
+    expect(links).toEqual([['tp-1', 'tp-2']]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Context } from '@opentelemetry/api';
+import type { IHeaders } from 'kafkajs';
 import type { ContactListHooks } from '../email-api/vendor.client';
 import type {
   ContactListCreated,
@@ -35,6 +36,8 @@ export interface ListSend {
   markSending(): Promise<boolean>;
   /** The events' traces, which the request creating the list links to. */
   traces: Array<Context | undefined>;
+  /** Or the events' propagated headers (a window keeps those), read into traces here. */
+  traceHeaders?: IHeaders[];
 }
 
 /**
@@ -46,7 +49,7 @@ export interface ListSend {
 export class ContactListBatcher {
   constructor(
     private readonly creator: ContactListCreator,
-    private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
+    private readonly tracing?: Pick<Tracing, 'vendorRequest' | 'contextOf'>,
   ) {}
 
   /**
@@ -62,7 +65,11 @@ export class ContactListBatcher {
     const beforeWrite = async (): Promise<void> => {
       if (!(await send.markSending())) throw new ClaimLostError(name);
     };
-    const created = await this.createTraced({ name, members }, send.traces, { beforeWrite });
+    const traces = [
+      ...send.traces,
+      ...(send.traceHeaders ?? []).map((headers) => this.tracing?.contextOf(headers)),
+    ];
+    const created = await this.createTraced({ name, members }, traces, { beforeWrite });
     return {
       listId: created.id,
       name,

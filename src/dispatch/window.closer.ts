@@ -182,6 +182,8 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
       send: {
         markSending: () => this.windows.markSending(list.name, owner),
         traces: [],
+        // The request links to the trace of every order in the list.
+        traceHeaders: list.orders.map((o) => o.headers),
       },
       created: async (outcome) => {
         if (outcome.status !== 'created') return;

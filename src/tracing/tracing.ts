@@ -109,6 +109,14 @@ export class Tracing {
   }
 
   /**
+   * The trace the propagated headers of a record carry (its `traceparent`): how a contact-list
+   * window, which keeps an order's headers rather than its span, links to the order later.
+   */
+  contextOf(headers: IHeaders): Context {
+    return propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+  }
+
+  /**
    * The span of a vendor request made for many events: a root of its own, linked to the span of
    * every event it carries (`links`: their contexts; events without one are left out).
    */
