@@ -1,0 +1,146 @@
+import { Partitioners } from 'kafkajs';
+import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
+import type { ContactListRequest } from '../../src/email-api/vendor.types';
+import { order } from '../support/events';
+import { groupLag, uniqueName, waitFor } from '../support/kafka-helpers';
+import { Replicas } from '../support/replicas';
+import { PipelineFixture } from '../support/service-harness';
+
+jest.setTimeout(600_000);
+
+/** The "day": one window of a minute, the clock of a daily list made short. */
+const DAY_MS = 60_000;
+const ORDERS_PER_SECOND = 5;
+/** Orders stop this long before the window ends, so none of them can arrive late. */
+const QUIET_BEFORE_END_MS = 8_000;
+/** A few seconds' worth of orders: the most the group may lag behind, kill -9 and rebalances included. */
+const LAG_BOUND = 20 * ORDERS_PER_SECOND;
+
+/**
+ * A daily contact list on three replicas, with one of them killed mid-day: members are stored as
+ * orders arrive and their offsets committed at once, and when the window closes exactly one
+ * replica creates exactly one list holding every customer, answering every order once.
+ */
+describe('a daily contact-list window across three replicas and a kill -9', () => {
+  const fixture = new PipelineFixture();
+  const run = uniqueName('daily');
+  let replicas: Replicas;
+  const lagSamples: Array<{ second: number; lag: number }> = [];
+  const orders: Array<ReturnType<typeof order>> = [];
+  let windowStart = 0;
+
+  beforeAll(async () => {
+    await fixture.start();
+    replicas = new Replicas(fixture, {
+      CONTACT_LIST_WINDOW_MS: String(DAY_MS),
+      BATCH_LINGER_MS: '5000',
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+      IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
+    });
+    const started = await replicas.start(3);
+    await waitFor(
+      async () => {
+        const ready = await Promise.all(started.map((r) => replicas.readiness(r)));
+        return ready.every((r) => r.status === 200) || undefined;
+      },
+      { what: 'three replicas ready', timeoutMs: 120_000 },
+    );
+  });
+
+  afterAll(async () => {
+    await replicas?.stopAll();
+    await fixture.stop();
+  });
+
+  it('creates one list for the day, once, with every customer, committing orders as they come', async () => {
+    // The day starts at the next whole minute: every order of the test falls in it.
+    windowStart = Math.ceil((Date.now() + 1_000) / DAY_MS) * DAY_MS;
+    const windowEnd = windowStart + DAY_MS;
+    const windowName = `new-customers-${new Date(windowStart).toISOString().slice(0, 16).replace(/[-:]/g, '')}Z`;
+    await waitFor(() => Date.now() >= windowStart || undefined, {
+      what: 'the start of the day',
+      timeoutMs: DAY_MS + 5_000,
+      intervalMs: 100,
+    });
+
+    let killed = false;
+    let producing = true;
+    const sampling = (async () => {
+      while (producing) {
+        const lag = await groupLag(
+          fixture.kafka,
+          fixture.groupId,
+          fixture.topics.TOPIC_ORDER_PLACED,
+        );
+        lagSamples.push({ second: Math.round((Date.now() - windowStart) / 1000), lag });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    })();
+
+    // Five orders a second, their placedAt spread over the day as the producer's clock says.
+    const producer = fixture.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    const total = Math.floor(((DAY_MS - QUIET_BEFORE_END_MS) / 1000) * ORDERS_PER_SECOND);
+    for (let i = 0; i < total && Date.now() < windowEnd - QUIET_BEFORE_END_MS; i++) {
+      const due = windowStart + (i * 1000) / ORDERS_PER_SECOND;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const o = order(i, run, new Date(Math.max(due, Date.now())).toISOString());
+      orders.push(o);
+      await producer.send({
+        topic: fixture.topics.TOPIC_ORDER_PLACED,
+        messages: [{ key: o.data.orderId, value: JSON.stringify(o) }],
+      });
+      if (!killed && Date.now() - windowStart >= DAY_MS / 2) {
+        killed = true;
+        // Mid-day: r2 consumes a third of the partitions and has stored members of the window.
+        await replicas.kill9('r2');
+        await replicas.startOne('r4');
+      }
+    }
+    await producer.disconnect();
+    // The window is open until its end: the lag is sampled till then.
+    await waitFor(() => Date.now() >= windowEnd || undefined, {
+      what: 'the end of the day',
+      timeoutMs: DAY_MS,
+      intervalMs: 200,
+    });
+    producing = false;
+    await sampling;
+    console.log(
+      `orders-topic lag, sampled every second while the window was open (${orders.length} orders in it):\n` +
+        lagSamples.map((s) => `  t=${s.second}s lag=${s.lag}`).join('\n'),
+    );
+
+    const results = await waitFor(
+      () => {
+        const created = fixture.collector
+          .results<EmailContactListCreatedV1>(fixture.topics.TOPIC_CONTACT_LIST_CREATED)
+          .filter((r) => r.sourceeventid.startsWith(run));
+        return created.length >= orders.length ? created : undefined;
+      },
+      { what: 'a contact-list result for every order', timeoutMs: 120_000 },
+    );
+    // Exactly one list for the day: no second name (late, continuation), no second creation.
+    const lists = fixture.sandbox.requests.filter((r) => r.path.endsWith('/contacts'));
+    expect(lists.map((l) => (l.body as ContactListRequest).name)).toEqual([windowName]);
+    expect(lists[0].status).toBeLessThan(300);
+    const members = (lists[0].body as ContactListRequest).members ?? [];
+    expect(members.map((m) => m.email).sort()).toEqual(
+      orders.map((o) => o.data.customer.email).sort(),
+    );
+    // Exactly one result per order, all naming that one list.
+    const perOrder = new Map<string, number>();
+    for (const r of results)
+      perOrder.set(r.sourceeventid, (perOrder.get(r.sourceeventid) ?? 0) + 1);
+    expect(perOrder.size).toBe(orders.length);
+    expect([...perOrder.values()].every((n) => n === 1)).toBe(true);
+    expect(new Set(results.map((r) => r.data.name))).toEqual(new Set([windowName]));
+    expect(results.every((r) => r.data.memberCount === orders.length)).toBe(true);
+    // The offsets were committed throughout: the lag stayed a few seconds' worth of orders,
+    // far below the orders the window held.
+    expect(lagSamples.length).toBeGreaterThan(DAY_MS / 1000 / 2);
+    expect(Math.max(...lagSamples.map((s) => s.lag))).toBeLessThanOrEqual(LAG_BOUND);
+    expect(LAG_BOUND).toBeLessThan(orders.length / 2);
+  });
+});
