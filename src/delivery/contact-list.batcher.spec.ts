@@ -83,7 +83,7 @@ describe(ContactListBatcher.name, () => {
   it("links the request to the trace each order's kept headers carry", async () => {
     const links: unknown[][] = [];
     const tracing = {
-      contextOf: (headers: Record<string, unknown>) => headers.traceparent as unknown as Context,
+      contextOf: (headers: Record<string, unknown>) => headers.traceparent as Context,
       vendorRequest: (_name: string, linked: unknown[]) => {
         links.push(linked);
         return { end: () => undefined, setStatus: () => undefined } as unknown as Span;
