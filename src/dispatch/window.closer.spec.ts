@@ -62,6 +62,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const claims = new MemoryIdempotencyStore(3600, () => clock.now());
   const vendor = new Vendor();
   const metrics = new MetricsService();
+  const gate = new VendorGate(clock);
   const delivery = new DeliveryService(
     config,
     {} as CampaignBatcher,
@@ -69,7 +70,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     new ContactListWindows({ namePattern: 'l-{window}', clockSkewMs: 0 }, () => clock.now()),
     windows,
     claims,
-    new VendorGate(clock),
+    gate,
     metrics,
   );
   const published: Published[] = [];
@@ -117,7 +118,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     const claim = await claims.claim(`o${n}:new-customers`, { instance: 'x', handling: 'y' }, 1);
     return claim.kind === 'done' ? claim.outcome : claim.kind;
   };
-  return { clock, windows, vendor, published, closer, window, add, outcomeOf, metrics };
+  return { clock, windows, vendor, published, closer, window, add, outcomeOf, metrics, gate };
 }
 
 describe(WindowCloser.name, () => {
@@ -126,7 +127,9 @@ describe(WindowCloser.name, () => {
   });
 
   it('creates a list once its window is due, records and publishes every order’s result', async () => {
-    const { clock, vendor, published, closer, window, add, outcomeOf } = setUp();
+    const { clock, vendor, published, closer, window, add, outcomeOf, metrics } = setUp();
+    const gauge = async (name: string) =>
+      (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
     const w = window(5_000);
     await add(w, 1);
     await add(w, 2);
@@ -134,6 +137,9 @@ describe(WindowCloser.name, () => {
     c.onApplicationBootstrap();
     await clock.advance(5_000 + LINGER - 1);
     expect(vendor.requests).toHaveLength(0);
+    // What is open, as an operator sees it while the window gathers.
+    expect(await gauge('mailbridge_contact_list_windows_open')).toBe(1);
+    expect(await gauge('mailbridge_contact_list_window_members')).toBe(2);
     await clock.advance(1_000); // its next look, at most a second later
     expect(vendor.requests).toEqual([
       { name: 'l-window', members: [{ email: 'b1@example.com' }, { email: 'b2@example.com' }] },
@@ -149,6 +155,8 @@ describe(WindowCloser.name, () => {
     expect(await outcomeOf(1)).toEqual(created);
     await clock.advance(10_000);
     expect(vendor.requests).toHaveLength(1);
+    expect(await gauge('mailbridge_contact_list_windows_open')).toBe(0);
+    expect(await gauge('mailbridge_contact_list_windows_closed_total')).toBe(1);
     await c.beforeApplicationShutdown();
   });
 
@@ -168,7 +176,7 @@ describe(WindowCloser.name, () => {
   });
 
   it('finishes a list a stopped replica created, from its stored id, without creating it again', async () => {
-    const { clock, windows, vendor, published, closer, window, add } = setUp();
+    const { clock, windows, vendor, published, closer, window, add, metrics } = setUp();
     const w = window(0);
     await add(w, 1);
     await clock.advance(LINGER);
@@ -183,6 +191,10 @@ describe(WindowCloser.name, () => {
     expect(published.map((p) => p.outcome)).toEqual([
       { status: 'created', listId: 'list-earlier', name: w.name, memberCount: 1 },
     ]);
+    const takeovers = await metrics.registry
+      .getSingleMetric('mailbridge_contact_list_window_takeovers_total')
+      ?.get();
+    expect(takeovers?.values[0]?.value).toBe(1);
     await c.beforeApplicationShutdown();
   });
 
@@ -253,5 +265,39 @@ describe(WindowCloser.name, () => {
     expect(vendor.requests).toHaveLength(1);
     expect(published).toHaveLength(1);
     await Promise.all([first.beforeApplicationShutdown(), second.beforeApplicationShutdown()]);
+  });
+
+  it('gives the list in hand back at a stop, due at once, keeping what it reached', async () => {
+    const { clock, windows, vendor, closer, window, add, gate } = setUp();
+    const w = window(0);
+    await add(w, 1);
+    // Waiting for the gate (nothing sent): given back open.
+    gate.trip('outage', 60_000, 'spec');
+    const waiting = closer('r1');
+    waiting.onApplicationBootstrap();
+    await clock.advance(LINGER + 1_000);
+    const stopping = waiting.beforeApplicationShutdown();
+    await clock.advance(5_000);
+    await stopping;
+    expect(vendor.requests).toHaveLength(0);
+    expect(await windows.take('r2', INSTANCE_TTL)).toMatchObject({
+      name: w.name,
+      maybeSent: false,
+    });
+    await windows.giveBack(w.name, 'r2', clock.now());
+
+    // Waiting for the vendor's answer (the request written): given back as maybe sent.
+    gate.close();
+    const again = setUp();
+    await again.add(again.window(0), 2);
+    again.vendor.answers = ['hold'];
+    const sending = again.closer('r1');
+    sending.onApplicationBootstrap();
+    await again.clock.advance(LINGER + 1_000);
+    expect(again.vendor.requests).toHaveLength(1);
+    const stop = sending.beforeApplicationShutdown();
+    await again.clock.advance(5_000);
+    await stop;
+    expect(await again.windows.take('r2', INSTANCE_TTL)).toMatchObject({ maybeSent: true });
   });
 });

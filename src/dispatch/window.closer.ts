@@ -21,6 +21,8 @@ import { ResultPublisher } from '../outbound/result.publisher';
 const POLL_MS = 1_000;
 /** After an error of the store or of publishing, before the list is tried again. */
 const RETRY_MS = 2_000;
+/** How long a stop waits for the list in hand before giving it back. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * Closes contact-list windows, on every replica: wakes when the next list is due (and at least
@@ -36,6 +38,8 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
   private stopping = false;
   private wake?: () => void;
   private loop?: Promise<void>;
+  /** The list this replica is creating now. */
+  private current?: TakenList;
   private readonly leaseMs: number;
 
   constructor(
@@ -57,11 +61,27 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
     this.loop = this.run();
   }
 
-  /** Stops taking lists; the one in hand finishes or is given back (see `close`). */
+  /**
+   * Stops taking lists. The one in hand has a few seconds to finish; then it is given back, due
+   * at once for another replica (a `sending` mark kept, so that replica knows the request may
+   * have been written). Whatever this replica still does with it then is refused by the store.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    await this.loop;
+    let cancel = (): void => undefined;
+    const waited = new Promise<void>(
+      (resolve) => (cancel = this.clock.after(STOP_WAIT_MS, resolve)),
+    );
+    await Promise.race([this.loop, waited]);
+    cancel();
+    const held = this.current;
+    if (held) {
+      await this.windows
+        .giveBack(held.name, this.instance.id, this.clock.now())
+        .catch(() => undefined);
+      this.logger.log(`gave contact list ${held.name} back at shutdown`);
+    }
   }
 
   private async run(): Promise<void> {
@@ -105,6 +125,7 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
         (e: Error) => this.logger.warn(`contact list lease: ${e.message}`),
       );
     });
+    this.current = list;
     try {
       if (list.takenOver) {
         this.metrics.windowTakeovers.inc();
@@ -151,6 +172,7 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
         this.logger.warn(`contact list ${list.name}: ${(error as Error).message}`);
     } finally {
       stopRenewing();
+      this.current = undefined;
     }
   }
 
