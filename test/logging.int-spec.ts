@@ -111,11 +111,13 @@ describe('the service log (LOG_FORMAT=json, the production default)', () => {
       status: 'sent',
       requestIds: [expect.any(String)],
     });
+    // Stored in its contact-list window (the list, and its own log line, come when it closes).
     expect(lineOf(placed.id, 'new-customers')).toMatchObject({
-      msg: 'created',
+      msg: 'in-window',
       eventType: 'order.placed.v1',
       topic: orders,
-      listId: expect.any(String) as string,
+      status: 'in-window',
+      list: expect.stringMatching(/^new-customers-/) as string,
     });
     expect(all.find((l) => l.errorCode === 'UNPARSEABLE')).toMatchObject({
       level: 'warn',

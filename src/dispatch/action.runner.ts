@@ -66,7 +66,12 @@ export class ActionRunner {
         const recorded = claim.outcome;
         if (recorded.status === 'in-window') {
           // Stored in a window before: its result comes when that list is created, not now.
-          this.logger.log({ msg: `already in contact-list window ${recorded.list}`, ...fields() });
+          this.logger.log({
+            msg: 'handled before: in its contact-list window',
+            ...fields(),
+            status: 'in-window',
+            list: recorded.list,
+          });
           return 'in-window';
         }
         await this.publisher.publishResult(event, template.name, recorded, source);
@@ -100,7 +105,7 @@ export class ActionRunner {
     await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
-      this.logger.log({ msg: `in contact-list window ${outcome.list}`, ...fields() });
+      this.logger.log({ msg: 'in-window', ...fields(), status: 'in-window', list: outcome.list });
       return 'in-window';
     }
     await this.publisher.publishResult(event, template.name, outcome, source);
