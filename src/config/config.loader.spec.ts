@@ -206,6 +206,15 @@ describe(loadConfig.name, () => {
     ]);
   });
 
+  it('sends late orders to a follow-up list unless CONTACT_LIST_LATE_POLICY says next-window', () => {
+    expect(loadConfig(production).batching.contactListLatePolicy).toBe('follow-up');
+    const next = loadConfig({ ...production, CONTACT_LIST_LATE_POLICY: 'next-window' });
+    expect(next.batching.contactListLatePolicy).toBe('next-window');
+    expect(problemsOf({ ...production, CONTACT_LIST_LATE_POLICY: 'drop' })).toEqual([
+      expect.stringContaining('CONTACT_LIST_LATE_POLICY'),
+    ]);
+  });
+
   it('reads the liveness stall limit, five minutes unless set', () => {
     expect(loadConfig(production).consumer.livenessStallMs).toBe(300_000);
     expect(loadConfig({ ...production, LIVENESS_STALL_MS: '60000' }).consumer.livenessStallMs).toBe(
