@@ -125,9 +125,12 @@ describe(WindowCloser.name, () => {
   beforeAll(() => {
     Logger.overrideLogger(false);
   });
+  afterEach(() => jest.restoreAllMocks());
 
   it('creates a list once its window is due, records and publishes every order’s result', async () => {
     const { clock, vendor, published, closer, window, add, outcomeOf, metrics } = setUp();
+    const logged: unknown[] = [];
+    jest.spyOn(Logger.prototype, 'log').mockImplementation((line: unknown) => logged.push(line));
     const gauge = async (name: string) =>
       (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
     const w = window(5_000);
@@ -157,6 +160,13 @@ describe(WindowCloser.name, () => {
     expect(vendor.requests).toHaveLength(1);
     expect(await gauge('mailbridge_contact_list_windows_open')).toBe(0);
     expect(await gauge('mailbridge_contact_list_windows_closed_total')).toBe(1);
+    // The line an operator finds it by.
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        msg: 'contact list l-window created: 2 members, 2 results published',
+        listId: 'list-1',
+      }),
+    );
     await c.beforeApplicationShutdown();
   });
 
@@ -177,6 +187,8 @@ describe(WindowCloser.name, () => {
 
   it('finishes a list a stopped replica created, from its stored id, without creating it again', async () => {
     const { clock, windows, vendor, published, closer, window, add, metrics } = setUp();
+    const warned: unknown[] = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((line: unknown) => warned.push(line));
     const w = window(0);
     await add(w, 1);
     await clock.advance(LINGER);
@@ -191,6 +203,11 @@ describe(WindowCloser.name, () => {
     expect(published.map((p) => p.outcome)).toEqual([
       { status: 'created', listId: 'list-earlier', name: w.name, memberCount: 1 },
     ]);
+    expect(warned).toContainEqual(
+      expect.objectContaining({
+        msg: `taking over contact list ${w.name} from a replica that stopped`,
+      }),
+    );
     const takeovers = await metrics.registry
       .getSingleMetric('mailbridge_contact_list_window_takeovers_total')
       ?.get();
