@@ -10,6 +10,7 @@ import { ContactListBatcher } from '../delivery/contact-list.batcher';
 import { ContactListWindows } from '../delivery/contact-list.windows';
 import { DeliveryService } from '../delivery/delivery.service';
 import { VendorGate } from '../delivery/vendor.gate';
+import type { ContactListHooks } from '../email-api/vendor.client';
 import { VendorError } from '../email-api/vendor.errors';
 import type { ContactListRequest } from '../email-api/vendor.types';
 import type { InstanceLiveness } from '../idempotency/instance-liveness';
@@ -28,20 +29,24 @@ interface Published {
   headers: IHeaders;
 }
 
-/** The vendor's contact-list endpoint, answering what the spec scripts (created by default). */
+/**
+ * The vendor's contact-list endpoint behind the client, answering what the spec scripts (created
+ * by default). Like the client, it calls `beforeWrite` (token held) just before the write.
+ */
 class Vendor {
   readonly requests: ContactListRequest[] = [];
   answers: Array<Error | 'hold'> = [];
   held?: () => void;
-  createContactList(request: ContactListRequest) {
+  async createContactList(request: ContactListRequest, hooks?: ContactListHooks) {
+    await hooks?.beforeWrite?.();
     this.requests.push(request);
     const answer = this.answers.shift();
-    if (answer instanceof Error) return Promise.reject(answer);
+    if (answer instanceof Error) throw answer;
     const created = { id: `list-${this.requests.length}`, ambiguousAttempts: 0 };
     if (answer === 'hold') {
       return new Promise<typeof created>((resolve) => (this.held = () => resolve(created)));
     }
-    return Promise.resolve(created);
+    return created;
   }
 }
 
