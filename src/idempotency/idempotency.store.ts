@@ -53,7 +53,11 @@ export interface IdempotencyStore {
    * holder (and so marked); a claim that was lost must not be sent.
    */
   markSending(claims: HeldClaim[]): Promise<Set<string>>;
-  /** Records outcomes, all or none, kept for the store's retention period. */
+  /**
+   * Records outcomes, all or none, kept for the store's retention period. An `in-window` mark
+   * never replaces an outcome already recorded: the window's list may have closed between the
+   * order's member being stored and its mark.
+   */
   complete(outcomes: Array<{ key: string; outcome: RecordedOutcome }>): Promise<void>;
   /**
    * Gives a claim up without an outcome, so it can run again at once. A claim already marked

@@ -79,6 +79,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   complete(outcomes: Array<{ key: string; outcome: RecordedOutcome }>): Promise<void> {
     const expiresAt = this.now() + this.ttlSeconds * 1000;
     for (const { key, outcome } of outcomes) {
+      if (outcome.status === 'in-window' && this.entries.get(key)?.kind === 'done') continue;
       this.entries.set(key, { kind: 'done', outcome, expiresAt });
     }
     return Promise.resolve();

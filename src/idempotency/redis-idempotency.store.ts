@@ -96,12 +96,21 @@ end
 return 1
 `;
 
+/** An order's in-window mark, unless its list's outcome is recorded already (the list closed). */
+const MARK_IN_WINDOW_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+if value and string.sub(value, 1, 5) == 'done|' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     mailbridgeClaim(...keysThenArgs: string[]): Result<string[], Context>;
     mailbridgeRenew(key: string, ...args: string[]): Result<number, Context>;
     mailbridgeMarkSending(...keysThenHolders: string[]): Result<number[], Context>;
     mailbridgeRelease(key: string, holder: string): Result<number, Context>;
+    mailbridgeMarkInWindow(key: string, value: string, ttlSeconds: number): Result<number, Context>;
   }
 }
 
@@ -174,6 +183,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    this.redis.defineCommand('mailbridgeMarkInWindow', {
+      numberOfKeys: 1,
+      lua: MARK_IN_WINDOW_SCRIPT,
+    });
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.redis.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
@@ -286,7 +299,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   ): Promise<void[]> {
     const transaction = this.redis.multi();
     for (const { key, outcome } of calls.flat()) {
-      transaction.set(this.prefix + key, `done|${JSON.stringify(outcome)}`, 'EX', this.ttlSeconds);
+      const value = `done|${JSON.stringify(outcome)}`;
+      if (outcome.status === 'in-window') {
+        transaction.mailbridgeMarkInWindow(this.prefix + key, value, this.ttlSeconds);
+      } else transaction.set(this.prefix + key, value, 'EX', this.ttlSeconds);
     }
     const replies = await transaction.exec();
     const failed = replies?.find(([error]) => error !== null)?.[0];

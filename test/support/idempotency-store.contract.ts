@@ -45,6 +45,30 @@ export function idempotencyStoreContract(
     expect(await store.claim(k, b, 10_000)).toEqual({ kind: 'done', outcome: sent });
   });
 
+  it("never lets an order's in-window mark replace the outcome its list's closer recorded", async () => {
+    // The list can close between the order's member being stored and its in-window mark.
+    const k = key();
+    const created = {
+      status: 'created' as const,
+      listId: 'l-1',
+      name: 'new-customers-20261123T0100Z',
+      memberCount: 3,
+    };
+    await store.claim(k, a, 10_000);
+    await store.complete([{ key: k, outcome: created }]);
+    await store.complete([{ key: k, outcome: { status: 'in-window', list: created.name } }]);
+    expect(await store.claim(k, b, 10_000)).toEqual({ kind: 'done', outcome: created });
+
+    // Before the list closes, the mark is what a redelivery finds.
+    const k2 = key();
+    await store.claim(k2, a, 10_000);
+    await store.complete([{ key: k2, outcome: { status: 'in-window', list: created.name } }]);
+    expect(await store.claim(k2, b, 10_000)).toEqual({
+      kind: 'done',
+      outcome: { status: 'in-window', list: created.name },
+    });
+  });
+
   it('records many outcomes at once', async () => {
     const [k1, k2] = [key(), key()];
     await store.claim(k1, a, 10_000);
