@@ -22,14 +22,7 @@ describe("a 429's Retry-After, seen by one of three replicas", () => {
       statuses: [{ status: 429, share: 1, retryAfterSeconds: RETRY_AFTER_SECONDS }],
     });
     replicas = new Replicas(fixture, { VENDOR_CONTACTS_RATE: '60/min' });
-    const started = await replicas.start(3);
-    await waitFor(
-      async () => {
-        const states = await Promise.all(started.map((r) => replicas.readiness(r)));
-        return states.every((s) => s.status === 200) || undefined;
-      },
-      { timeoutMs: 60_000, what: 'three ready replicas' },
-    );
+    await replicas.startReady(3);
   }, 90_000);
   afterAll(async () => {
     await replicas?.stopAll();

@@ -37,14 +37,7 @@ describe('a daily contact-list window across three replicas and a kill -9', () =
       KAFKA_SESSION_TIMEOUT_MS: '10000',
       IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
     });
-    const started = await replicas.start(3);
-    await waitFor(
-      async () => {
-        const ready = await Promise.all(started.map((r) => replicas.readiness(r)));
-        return ready.every((r) => r.status === 200) || undefined;
-      },
-      { what: 'three replicas ready', timeoutMs: 120_000 },
-    );
+    await replicas.startReady(3);
   });
 
   afterAll(async () => {

@@ -20,14 +20,7 @@ describe('three replicas sharing the contacts budget of 60 a minute', () => {
   beforeAll(async () => {
     await fixture.start();
     replicas = new Replicas(fixture, { VENDOR_CONTACTS_RATE: '60/min' });
-    const started = await replicas.start(3);
-    await waitFor(
-      async () => {
-        const states = await Promise.all(started.map((r) => replicas.readiness(r)));
-        return states.every((s) => s.status === 200) || undefined;
-      },
-      { timeoutMs: 60_000, what: 'three ready replicas' },
-    );
+    await replicas.startReady(3);
   }, 90_000);
   afterAll(async () => {
     await replicas?.stopAll();

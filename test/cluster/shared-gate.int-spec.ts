@@ -66,14 +66,7 @@ describe('three replicas and a vendor that starts refusing our key', () => {
 
   beforeAll(async () => {
     await fixture.start();
-    await replicas.start(3);
-    await waitFor(
-      async () => {
-        const all = await Promise.all(replicas.all.map((r) => replicas.readiness(r)));
-        return all.every((r) => r.status === 200) ? true : undefined;
-      },
-      { timeoutMs: 180_000, what: 'three ready replicas' },
-    );
+    await replicas.startReady(3);
   });
   afterAll(async () => {
     await stopWatching?.();

@@ -1,4 +1,5 @@
 import { freePort } from './free-port';
+import { waitFor } from './kafka-helpers';
 import type { PipelineFixture } from './service-harness';
 import { startService, terminate, type Service } from './service-process';
 
@@ -36,6 +37,22 @@ export class Replicas {
   async start(count: number): Promise<Replica[]> {
     const started: Replica[] = [];
     for (let i = 1; i <= count; i++) started.push(await this.startOne(`r${i}`));
+    return started;
+  }
+
+  /**
+   * Starts `r1` … `rN` and waits until every one answers ready (joined its group, Redis and the
+   * broker reachable). The wait is generous: replicas start slowly on a loaded machine.
+   */
+  async startReady(count: number, timeoutMs = 180_000): Promise<Replica[]> {
+    const started = await this.start(count);
+    await waitFor(
+      async () => {
+        const states = await Promise.all(started.map((r) => this.readiness(r)));
+        return states.every((s) => s.status === 200) || undefined;
+      },
+      { timeoutMs, what: `${count} ready replicas` },
+    );
     return started;
   }
 
