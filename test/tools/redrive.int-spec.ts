@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
 import { spawn, spawnSync } from 'node:child_process';
-import { ConfigResourceTypes } from 'kafkajs';
 import { join } from 'node:path';
 import type { KafkaMessage } from 'kafkajs';
 import { readDeadLetterHeaders } from '../../src/contracts/dead-letter-headers';
@@ -59,6 +58,22 @@ describe('npm run redrive (real broker)', () => {
     summary.rows.find((r) => r.code === code && r.topic === topic);
 
   beforeAll(async () => {
+    // The broker stamps the orders topic's records itself: the dead letter must say so. The
+    // topic is created so (before the fixture creates the others): a config altered later
+    // reaches the partitions' logs some time after the broker acknowledged it.
+    const admin = fixture.kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: [
+        {
+          topic: fixture.topics.TOPIC_ORDER_PLACED,
+          numPartitions: 3,
+          configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
+        },
+      ],
+    });
+    await admin.disconnect();
     await fixture.start();
     // The cause: a limit too small for these events. An operator fixes it by raising it.
     service = await fixture.startService({ MAX_EVENT_BYTES: '1024' });
@@ -76,20 +91,6 @@ describe('npm run redrive (real broker)', () => {
       { key: bigB.data.userId, value: padded(bigB) },
       { key: 'broken', value: 'not json at all' },
     ]);
-    // The broker stamps this topic's records itself: the dead letter must say so.
-    const admin = fixture.kafka.admin();
-    await admin.connect();
-    await admin.alterConfigs({
-      validateOnly: false,
-      resources: [
-        {
-          type: ConfigResourceTypes.TOPIC,
-          name: t.TOPIC_ORDER_PLACED,
-          configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
-        },
-      ],
-    });
-    await admin.disconnect();
     await produce(fixture.kafka, t.TOPIC_ORDER_PLACED, [
       { key: bigOrder.data.orderId, value: padded(bigOrder) },
     ]);
