@@ -22,7 +22,7 @@ describe("a 429's Retry-After, seen by one of three replicas", () => {
       statuses: [{ status: 429, share: 1, retryAfterSeconds: RETRY_AFTER_SECONDS }],
     });
     replicas = new Replicas(fixture, { VENDOR_CONTACTS_RATE: '60/min' });
-    await replicas.startReady(3);
+    await replicas.startReady(3, 60_000); // within this hook's 90 s
   }, 90_000);
   afterAll(async () => {
     await replicas?.stopAll();

@@ -20,7 +20,7 @@ describe('three replicas sharing the contacts budget of 60 a minute', () => {
   beforeAll(async () => {
     await fixture.start();
     replicas = new Replicas(fixture, { VENDOR_CONTACTS_RATE: '60/min' });
-    await replicas.startReady(3);
+    await replicas.startReady(3, 60_000); // within this hook's 90 s
   }, 90_000);
   afterAll(async () => {
     await replicas?.stopAll();
