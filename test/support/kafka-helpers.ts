@@ -123,9 +123,15 @@ export async function waitFor<T>(
   }
 }
 
-/** Collects every record of `topics` from the beginning, until stopped. */
+/**
+ * Collects every record of `topics` from the beginning, until stopped, each once: a record read
+ * again (the collector's own consumer restarting from its last commit on a loaded machine) is
+ * the same record, at the same offset, and is not counted twice. A record the service wrote twice
+ * has two offsets, and is.
+ */
 export class TopicCollector {
-  readonly messages: Array<KafkaMessage & { topic: string }> = [];
+  readonly messages: Array<KafkaMessage & { topic: string; partition: number }> = [];
+  private readonly seen = new Set<string>();
   private consumer?: Consumer;
 
   constructor(private readonly kafka: Kafka) {}
@@ -137,10 +143,19 @@ export class TopicCollector {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
-      eachMessage: ({ topic, message }) => {
-        this.messages.push({ ...message, topic });
+      eachMessage: ({ topic, partition, message }) => {
+        const at = `${topic}/${partition}@${message.offset}`;
+        if (!this.seen.has(at)) {
+          this.seen.add(at);
+          this.messages.push({ ...message, topic, partition });
+        }
         return Promise.resolve();
       },
+    });
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      process.stderr.write(
+        `[collector] consumer crashed (${payload.error.name}: ${payload.error.message}); restart: ${payload.restart}\n`,
+      );
     });
     return this;
   }
