@@ -42,7 +42,7 @@ describe("a 429's Retry-After, seen by one of three replicas", () => {
         const r = fixture.collector.results<EmailContactListCreatedV1>(
           fixture.topics.TOPIC_CONTACT_LIST_CREATED,
         );
-        return r.length >= LISTS ? r : undefined;
+        return new Set(r.map((e) => e.sourceeventid)).size >= LISTS ? r : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 200, what: 'every contact list to be created' },
     ).catch((error: unknown) => {
