@@ -38,4 +38,21 @@ describe('LogScrubber', () => {
     expect(scrubbed.error.stack).not.toContain('jane@example.com');
     expect(fields.recipients).toEqual(['ann@example.com']);
   });
+
+  it('censors every field named like a key, whatever it holds and however deep', () => {
+    const fields = {
+      password: 'hunter2',
+      sasl: { mechanism: 'plain', password: 12345 },
+      request: { headers: { 'api-key': 'k', authorization: ['Bearer t'] } },
+      vendor: { accessToken: { value: 'x' }, apiKey: 'y', token: 'z' },
+      tokens: 3,
+    };
+    expect(scrubber.scrubFields(fields)).toEqual({
+      password: '[redacted]',
+      sasl: { mechanism: 'plain', password: '[redacted]' },
+      request: { headers: { 'api-key': '[redacted]', authorization: '[redacted]' } },
+      vendor: { accessToken: '[redacted]', apiKey: '[redacted]', token: '[redacted]' },
+      tokens: 3,
+    });
+  });
 });

@@ -1,4 +1,13 @@
 const REDACTED = '[redacted]';
+/** Field names that hold keys in any object a line carries: their values are never written. */
+const SECRET_FIELDS = new Set([
+  'password',
+  'apiKey',
+  'accessToken',
+  'token',
+  'authorization',
+  'api-key',
+]);
 /** Something shaped like an address: a local part, `@`, and a domain with a dot. */
 const ADDRESS = /([^\s@<>"'(),;:[\]\\]+)@([^\s@<>"'(),;:[\]\\]+\.[^\s@<>"'(),;:[\]\\]+)/g;
 
@@ -27,8 +36,9 @@ export class LogScrubber {
   }
 
   /**
-   * A copy of a log line's fields with every string scrubbed, nested objects and errors
-   * included (to a small depth: log fields are flat or nearly so).
+   * A copy of a log line's fields with every string scrubbed and every field named like a key
+   * (`password`, `token`, …) censored, nested objects and errors included (to a small depth: log
+   * fields are flat or nearly so). One walk does both, so a line is copied once.
    */
   scrubFields(value: unknown, depth = 0): unknown {
     if (typeof value === 'string') return this.scrub(value);
@@ -41,8 +51,9 @@ export class LogScrubber {
     }
     if (Array.isArray(value)) return value.map((item) => this.scrubFields(item, depth + 1));
     const copy: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value))
-      copy[key] = this.scrubFields(field, depth + 1);
+    for (const [key, field] of Object.entries(value)) {
+      copy[key] = SECRET_FIELDS.has(key) ? REDACTED : this.scrubFields(field, depth + 1);
+    }
     return copy;
   }
 }

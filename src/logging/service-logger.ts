@@ -20,9 +20,6 @@ const PINO_LEVEL: Record<LogLevel, Level> = {
   verbose: 'trace',
 };
 
-/** Field names that hold keys in any object a line carries; pino replaces their values. */
-const SECRET_FIELDS = ['password', 'apiKey', 'accessToken', 'token', 'authorization', 'api-key'];
-
 /**
  * The service's logger: pino, writing one JSON object per line (`LOG_FORMAT=json`) or coloured
  * text for a terminal (`pretty`, colours only when the output is one). Every line passes the
@@ -39,10 +36,6 @@ export function createServiceLogger(
       level: PINO_LEVEL[settings.level],
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: {
-        paths: SECRET_FIELDS.flatMap((field) => [`["${field}"]`, `*["${field}"]`]),
-        censor: '[redacted]',
-      },
       hooks: {
         logMethod(args, method) {
           method.apply(this, args.map((arg) => scrubber.scrubFields(arg)) as typeof args);
