@@ -89,8 +89,24 @@ export async function produce(
 /**
  * Records of `topic` the group has not committed past: the sum over partitions of the high
  * watermark minus the committed offset (a partition without a commit counts from its start).
+ * A broker that answers with a retriable error (on a loaded machine the single test broker can
+ * miss its own controller's heartbeat, be fenced for a moment and reload its group coordinator:
+ * `NOT_COORDINATOR`) is asked again, for up to 30 s.
  */
 export async function groupLag(kafka: Kafka, groupId: string, topic: string): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await groupLagOnce(kafka, groupId, topic);
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable === true;
+      if (!retriable || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+async function groupLagOnce(kafka: Kafka, groupId: string, topic: string): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
