@@ -99,6 +99,11 @@ transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# One node is both the controller and the only broker. A JVM starved of CPU for more than the
+# default 9 s (stress-ng beside the whole suite) missed its own controller's heartbeat, was fenced,
+# and took every partition and group coordinator offline with it; fencing the only broker protects
+# nothing, so a stalled broker gets 30 s before it is.
+broker.session.timeout.ms=30000
 EOF
   if [ -n "$ssl_port$sasl_ssl_port" ]; then write_ssl_config; fi
   if [ -n "$sasl_port" ]; then write_sasl_config sasl_plaintext; fi
