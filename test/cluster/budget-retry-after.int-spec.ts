@@ -47,10 +47,7 @@ describe("a 429's Retry-After, seen by one of three replicas", () => {
       { timeoutMs: 120_000, intervalMs: 200, what: 'every contact list to be created' },
     ).catch((error: unknown) => {
       // What each replica said, and what the sandbox saw, so that a failure can be read.
-      for (const replica of replicas.all) {
-        const tail = replica.service.output().split('\n').slice(-40).join('\n');
-        process.stderr.write(`--- ${replica.name}, last lines:\n${tail}\n`);
-      }
+      replicas.printTails();
       const seen = fixture.sandbox.requests.map((r) => `${r.at} ${r.status}`).join('\n');
       process.stderr.write(`--- sandbox requests:\n${seen}\n`);
       throw error;

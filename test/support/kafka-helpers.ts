@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { waitForLeaders } from '../../src/kafka/kafka.provider';
-import { Kafka, logLevel, Partitioners, type Consumer, type KafkaMessage } from 'kafkajs';
+import {
+  Kafka,
+  KafkaJSError,
+  logLevel,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type KafkaMessage,
+} from 'kafkajs';
 import { decodeResult } from './result-events';
 
 /** The broker of this test run: global-setup's, or the one KAFKA_BROKERS names. */
@@ -89,26 +97,36 @@ export async function produce(
 /**
  * Records of `topic` the group has not committed past: the sum over partitions of the high
  * watermark minus the committed offset (a partition without a commit counts from its start).
- * A broker that answers with a retriable error (on a loaded machine the single test broker can
- * miss its own controller's heartbeat, be fenced for a moment and reload its group coordinator:
- * `NOT_COORDINATOR`) is asked again, for up to 30 s.
+ * A broker that fails to answer is asked again, for up to 60 s: on a loaded machine the single
+ * test broker's controller can fall behind its own heartbeats, fence it for a while and reload
+ * its group coordinator (`NOT_COORDINATOR`, then no coordinator found at all).
  */
-export async function groupLag(kafka: Kafka, groupId: string, topic: string): Promise<number> {
-  const deadline = Date.now() + 30_000;
+export async function groupLag(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  admin?: Admin,
+): Promise<number> {
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      return await groupLagOnce(kafka, groupId, topic);
+      return await groupLagOnce(kafka, groupId, topic, admin);
     } catch (error) {
-      const retriable = (error as { retriable?: boolean }).retriable === true;
-      if (!retriable || Date.now() > deadline) throw error;
+      if (!(error instanceof KafkaJSError) || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 }
 
-async function groupLagOnce(kafka: Kafka, groupId: string, topic: string): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
+/** With `connected`, the caller's admin client (a sampler's); otherwise one of its own. */
+async function groupLagOnce(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  connected?: Admin,
+): Promise<number> {
+  const admin = connected ?? kafka.admin();
+  if (!connected) await admin.connect();
   try {
     const ends = await admin.fetchTopicOffsets(topic);
     const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
@@ -120,7 +138,7 @@ async function groupLagOnce(kafka: Kafka, groupId: string, topic: string): Promi
     }
     return lag;
   } finally {
-    await admin.disconnect();
+    if (!connected) await admin.disconnect();
   }
 }
 

@@ -89,6 +89,14 @@ export class Replicas {
     await replica.service.exited;
   }
 
+  /** Writes each running replica's last log lines to stderr: what a failed wait shows. */
+  printTails(lines = 40): void {
+    for (const replica of this.all) {
+      const tail = replica.service.output().split('\n').slice(-lines).join('\n');
+      process.stderr.write(`--- ${replica.name}, last lines:\n${tail}\n`);
+    }
+  }
+
   async readiness(replica: Replica): Promise<Readiness> {
     try {
       const response = await fetch(`http://127.0.0.1:${replica.port}/health/ready`);
