@@ -38,8 +38,6 @@ export interface CampaignDelivery {
   batchRecipientCount: number;
   /** Failed attempts of those requests that may have reached the vendor all the same. */
   ambiguousAttempts: number;
-  /** The outcome `outcomeOf` gave for this delivery is recorded in the ledger already. */
-  recorded: boolean;
 }
 
 export interface CampaignBatcherOptions {
@@ -182,9 +180,7 @@ export class CampaignBatcher {
         continue;
       }
       try {
-        const delivery = deliveryOf(entry.recipients, offset, byIndex);
-        delivery.recorded = recorder.isStored(entry);
-        entry.resolve(delivery);
+        entry.resolve(deliveryOf(entry.recipients, offset, byIndex));
       } catch (error) {
         entry.reject(error);
       }
@@ -200,8 +196,6 @@ export class CampaignBatcher {
 class AcceptanceRecorder {
   private readonly writes: Array<Promise<void>> = [];
   private readonly recorded = new Set<Entry>();
-  /** Entries whose recorded outcome the ledger has acknowledged. */
-  private readonly stored = new Set<Entry>();
   private readonly chunks = new Set<CampaignChunkResult>();
   private readonly offsets = new Map<Entry, number>();
   /** The entry each recipient index belongs to. */
@@ -250,7 +244,6 @@ class AcceptanceRecorder {
     for (const i of chunk.recipientIndexes) this.byIndex.set(i, chunk);
     if (!chunk.ok || !this.ledger) return;
     const outcomes: Array<{ key: string; outcome: ActionOutcome }> = [];
-    const completed: Entry[] = [];
     for (const entry of this.entries) {
       if (!entry.action || this.recorded.has(entry)) continue;
       const offset = this.offsets.get(entry)!;
@@ -259,20 +252,9 @@ class AcceptanceRecorder {
       const outcome = entry.action.outcomeOf(deliveryOf(entry.recipients, offset, this.byIndex));
       if (!outcome) continue;
       this.recorded.add(entry);
-      completed.push(entry);
       outcomes.push({ key: entry.action.claim.key, outcome });
     }
-    if (outcomes.length === 0) return;
-    this.writes.push(
-      this.ledger.complete(outcomes).then(() => {
-        for (const entry of completed) this.stored.add(entry);
-      }),
-    );
-  }
-
-  /** Whether the entry's outcome is recorded (its write acknowledged); known once `settled`. */
-  isStored(entry: Entry): boolean {
-    return this.stored.has(entry);
+    if (outcomes.length > 0) this.writes.push(this.ledger.complete(outcomes));
   }
 
   /** Waits for the records; a failed one is left to the caller's own record of the outcome. */
@@ -291,7 +273,6 @@ function deliveryOf(
     failed: [],
     batchRecipientCount: 0,
     ambiguousAttempts: 0,
-    recorded: false,
   };
   const carriers = new Set<CampaignChunkResult>();
   recipients.forEach((recipient, i) => {

@@ -59,7 +59,6 @@ export class ActionRunner {
     const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
-    let recorded = false;
     let outcome: RecordedOutcome | undefined;
     while (!outcome) {
       const claim = await this.store.claim(key, holder, claimTtlMs);
@@ -99,18 +98,11 @@ export class ActionRunner {
         ambiguous = true;
       }
       const order = windowOrder(key, event, template.name, source);
-      outcome = await this.send(key, holder, action, {
-        ambiguous,
-        trace: source.trace,
-        order,
-        recorded: () => {
-          recorded = true;
-        },
-      });
+      outcome = await this.send(key, holder, action, { ambiguous, trace: source.trace, order });
     }
-    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures,
-    // window marks and a record that did not land are recorded here.
-    if (!recorded) await this.store.complete([{ key, outcome }]);
+    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
+    // a record that did not land are recorded here.
+    await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
       this.logger.log({ msg: 'in-window', ...fields(), status: 'in-window', list: outcome.list });
@@ -129,7 +121,7 @@ export class ActionRunner {
     key: string,
     holder: ClaimHolder,
     action: TemplateAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order' | 'recorded'>,
+    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order'>,
   ): Promise<RecordedOutcome | undefined> {
     const { claimTtlMs } = this.config.idempotency;
     // Keep the claim alive however long the vendor makes us wait.
