@@ -28,6 +28,8 @@ export interface BenchOptions {
   naiveSeconds: number;
   latencyRate: number;
   latencySeconds: number;
+  /** Input at the same rate before the measured part, whose results are not measured. */
+  latencyWarmupSeconds: number;
   latencyGraceSeconds: number;
   backlogSeconds: number;
   httpSeconds: number;
@@ -54,6 +56,7 @@ const USAGE = `npm run bench -- [options]
   --naive-seconds S         cap of one naive throughput phase in seconds (default 20)
   --latency-rate R          input events/s of the latency run (default 1000)
   --latency-seconds S       input duration of one latency run (default 12)
+  --latency-warmup S        input at the same rate before it, not measured (default 3)
   --latency-grace S         wait for stragglers after the input stops (default 8)
   --backlog-seconds S       longest the backlog test may take to drain (default 300)
   --http-seconds S          duration of each ceiling-http measurement (default 4)
@@ -83,6 +86,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'naive-seconds': { type: 'string', default: '20' },
       'latency-rate': { type: 'string', default: '1000' },
       'latency-seconds': { type: 'string', default: '12' },
+      'latency-warmup': { type: 'string', default: '3' },
       'latency-grace': { type: 'string', default: '8' },
       'backlog-seconds': { type: 'string', default: '300' },
       'http-seconds': { type: 'string', default: '4' },
@@ -114,6 +118,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     naiveSeconds: positive('naive-seconds', values['naive-seconds']),
     latencyRate: positive('latency-rate', values['latency-rate']),
     latencySeconds: positive('latency-seconds', values['latency-seconds']),
+    latencyWarmupSeconds: nonNegative('latency-warmup', values['latency-warmup']),
     latencyGraceSeconds: positive('latency-grace', values['latency-grace']),
     backlogSeconds: positive('backlog-seconds', values['backlog-seconds']),
     httpSeconds: positive('http-seconds', values['http-seconds']),

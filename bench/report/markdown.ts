@@ -1,3 +1,4 @@
+import { median } from '../measure/percentiles';
 import type { BenchReport } from './result-types';
 import {
   fmt,
@@ -39,13 +40,25 @@ export function markdownReport(report: BenchReport, chart: string): string {
     out.push(
       `## Throughput: ${fmt(expected ?? 0)} preloaded ${name} events`,
       '',
-      'Median over repetitions (range in brackets). Window: consumer group ready → last result written.',
+      'Median over repetitions (range in brackets). Window: consumer group ready → last event ' +
+        'outcome (sent, failed or dead-lettered) written.',
       '',
       '| phase | events/s | vendor requests | recipients / request | peak RSS MB | CPU ms / 1k events | status |',
       '|---|---:|---:|---:|---:|---:|---|',
       ...rows.map(throughputRow),
       '',
     );
+    const listsAfter = report.throughput
+      .filter((r) => r.workload === workload && r.phase === 'mailbridge')
+      .flatMap((r) => (r.listsAfterMs === undefined ? [] : [r.listsAfterMs]));
+    if (listsAfter.length > 0) {
+      out.push(
+        `mailbridge's contact lists (created when their time window closes, not per event) came ` +
+          `${fmt(median(listsAfter) / 1000)} s after the last outcome (median; ` +
+          `${listsAfter.map((v) => fmt(v / 1000)).join(', ')} s).`,
+        '',
+      );
+    }
     const versus = ratios(throughput, workload);
     if (versus.length > 0) {
       out.push(
@@ -60,9 +73,11 @@ export function markdownReport(report: BenchReport, chart: string): string {
     out.push(
       `## Event-to-result latency at ${fmt(r.inputRate)} events/s`,
       '',
-      `${fmt(r.sent)} events per run, published at a fixed rate onto an empty topic; latency = ` +
+      `${fmt(r.sent)} measured events per run, published at a fixed rate onto an empty topic ` +
+        `after ${fmt(r.warmupSeconds ?? 0)} s of warm-up at the same rate (not measured); latency = ` +
         'broker write time of the result − creation time of the event. Events still without a ' +
-        'result when the wait ends count as slower than any measured one ("beyond window").',
+        'result when the wait ends count as slower than any measured one ("beyond window"). ' +
+        'CPU and output rate cover the warm-up too.',
       '',
       '| phase | p50 | p95 | p99 | results / events | output events/s | peak RSS MB | CPU ms / 1k events | status |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---|',

@@ -27,6 +27,8 @@ export interface ThroughputResult {
   events: number;
   windowMs: number;
   eventsPerSecond: number;
+  /** Orders: the last contact-list result came this long after the last event outcome. */
+  listsAfterMs?: number;
   vendor: VendorFigures;
   peakRssMb: number;
   cpuMsPer1kEvents: number | null;
@@ -53,6 +55,9 @@ export interface LatencyResult {
   status: PhaseStatus;
   note?: string;
   inputRate: number;
+  /** Seconds of input before the measured events, whose results are not measured. */
+  warmupSeconds: number;
+  /** Measured events (after the warm-up), and those of them with a result. */
   sent: number;
   delivered: number;
   /** Results per second over the run (below the input rate: the phase could not keep up). */

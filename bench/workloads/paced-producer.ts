@@ -5,9 +5,11 @@ import { userSignedUp } from './event-factory';
 const TICK_MS = 5;
 
 /**
- * Publishes `user.signed_up.v1` events at a fixed rate for `seconds`: every 5 ms, the events due
- * by then, each stamped with its creation time, which is recorded in `sentAt` (by event id)
- * before the event is sent, so a result can never arrive before its event is known.
+ * Publishes `user.signed_up.v1` events at a fixed rate for `warmupSeconds + seconds`: every 5 ms,
+ * the events due by then, each stamped with its creation time. The creation time of every event
+ * after the warm-up is recorded in `sentAt` (by event id) before the event is sent, so a result
+ * can never arrive before its event is known; warm-up events travel the same path, on the same
+ * producer, but are not recorded.
  */
 export async function producePaced(
   kafka: Kafka,
@@ -15,13 +17,15 @@ export async function producePaced(
   rate: number,
   seconds: number,
   sentAt: Map<string, number>,
+  warmupSeconds = 0,
 ): Promise<void> {
   const producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
     idempotent: true,
   });
   await producer.connect();
-  const total = Math.round(rate * seconds);
+  const warmup = Math.round(rate * warmupSeconds);
+  const total = warmup + Math.round(rate * seconds);
   const started = Date.now();
   const inFlight = new Set<Promise<unknown>>();
   let made = 0;
@@ -33,7 +37,7 @@ export async function producePaced(
         const messages = [];
         for (; made < due; made++) {
           const event = userSignedUp(made, now);
-          sentAt.set(event.id, now.getTime());
+          if (made >= warmup) sentAt.set(event.id, now.getTime());
           messages.push(event);
         }
         // Not awaited one by one: a slow acknowledgement must not hold back the next tick.
