@@ -66,8 +66,9 @@ const USAGE = `npm run bench -- [options]
   --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
   --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
   --out DIR                 where results go (default bench/results)
-  --profile                 CPU-profile every mailbridge phase; top 20 by package and function
-                            written beside the results (<stamp>.profile.md)`;
+  --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
+                            memory); top 20 by package and function written beside the results
+                            (<stamp>.profile.md)`;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({

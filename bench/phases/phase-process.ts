@@ -26,6 +26,8 @@ export async function startPhaseProcess(
   results: ResultTopics,
   only: 'user' | 'order',
   expected?: number,
+  /** Run mailbridge under the CPU profiler (`--profile`); the backlog test, which measures memory, does not. */
+  profile = ctx.options.profile,
 ): Promise<PhaseProcess> {
   const groupId = `${ctx.runId}.${runName}`;
   const logName = `${ctx.runId}.${runName}`;
@@ -57,7 +59,7 @@ export async function startPhaseProcess(
     case 'mailbridge': {
       const env = await serviceEnv(ctx, groupId, input, results, runName);
       // Node writes the profile when the process exits, which the phase's SIGTERM makes it do.
-      const nodeArgs = ctx.options.profile
+      const nodeArgs = profile
         ? [
             '--cpu-prof',
             `--cpu-prof-dir=${profileDir(ctx)}`,
