@@ -23,8 +23,9 @@ const SETTLE_MS = 1_000;
  * Runs one event phase over a preloaded workload. The window opens when the phase's consumer
  * group is Stable (the earliest it can fetch) and closes at the broker time of its last event
  * outcome (sent, failed or dead-lettered; ceiling-consume, which writes none: when it had
- * consumed the last record). Contact-list results are awaited after it and timed on their own. CPU is read from
- * /proc at both ends, so start-up work (Nest bootstrapping, group join) is not charged.
+ * consumed the last record). Contact-list results are awaited after it and timed on their own.
+ * CPU is read from /proc when the window opens, so start-up work (Nest bootstrapping, group join)
+ * is not charged, and once the contact-list results are in, so the work of producing them is.
  */
 export async function runThroughput(
   ctx: BenchContext,

@@ -74,7 +74,7 @@ export function markdownReport(report: BenchReport, chart: string): string {
       `## Event-to-result latency at ${fmt(r.inputRate)} events/s`,
       '',
       `${fmt(r.sent)} measured events per run, published at a fixed rate onto an empty topic ` +
-        `after ${fmt(r.warmupSeconds ?? 0)} s of warm-up at the same rate (not measured); latency = ` +
+        `after ${fmt(r.warmupSeconds)} s of warm-up at the same rate (not measured); latency = ` +
         'broker write time of the result − creation time of the event. Events still without a ' +
         'result when the wait ends count as slower than any measured one ("beyond window"). ' +
         'CPU and output rate cover the warm-up too.',
