@@ -115,7 +115,11 @@ function setUp(
 ) {
   const config = {
     idempotency: { ambiguousSendPolicy: policy },
-    batching: { pauseOnAuthFailureMs: PAUSE_MS, pauseOnVendorFailureMs: PAUSE_MS },
+    batching: {
+      pauseOnAuthFailureMs: PAUSE_MS,
+      pauseOnVendorFailureMs: PAUSE_MS,
+      contactListLatePolicy: 'follow-up',
+    },
   } as unknown as AppConfig;
   const campaigns = new FakeCampaigns(answers.campaigns ?? []);
   const fakeLists = new FakeLists(answers.lists ?? []);
@@ -328,6 +332,44 @@ describe(DeliveryService.name, () => {
       });
       expect(lists.calls).toBe(0);
       expect(await windowStore.openCounts()).toEqual({ lists: 1, members: 1 });
+    });
+
+    it('counts late orders, and says once per follow-up list where they go', async () => {
+      // The window store reads the clock it was made with: a fake one, moved past the linger.
+      jest.useFakeTimers({ now: 1_000_000 });
+      try {
+        const { service, windowStore, count } = setUp({ lists: [] });
+        const lines = jest.spyOn(Logger.prototype, 'log');
+        const order = (n: number) => ({
+          ref: `evt-${n}:new-customers`,
+          eventId: `evt-${n}`,
+          eventType: 'order.placed.v1',
+          template: 'new-customers',
+          key: null,
+          headers: {},
+        });
+        const window = 'new-customers-19700101T0000Z';
+        await service.execute(windowList, ticket({ order: order(1) }));
+        jest.setSystemTime(1_000_000 + 1_000);
+        expect((await windowStore.take('closer', 60_000))?.name).toBe(window);
+        for (const n of [2, 3, 4]) {
+          expect(await service.execute(windowList, ticket({ order: order(n) }))).toEqual({
+            status: 'in-window',
+            list: `${window}-late-1`,
+          });
+        }
+        expect(
+          await count('mailbridge_contact_list_late_orders_total', { policy: 'follow-up' }),
+        ).toBe(3);
+        const said = lines.mock.calls.filter(([line]) => String(line).startsWith('late orders'));
+        expect(said).toEqual([
+          [
+            `late orders for ${window} go into ${window}-late-1 (CONTACT_LIST_LATE_POLICY=follow-up)`,
+          ],
+        ]);
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it('fails for good on a vendor refusal', async () => {

@@ -12,7 +12,12 @@ import {
 } from '../email-api/vendor.errors';
 import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
-import { WINDOW_STORE, type WindowOrder, type WindowStore } from '../cluster/window.store';
+import {
+  WINDOW_STORE,
+  type ListWindow,
+  type WindowOrder,
+  type WindowStore,
+} from '../cluster/window.store';
 import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
 import {
   ContactListBatcher,
@@ -28,6 +33,9 @@ import {
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { VendorGate } from './vendor.gate';
+
+/** Follow-up lists whose late orders were announced; forgotten all at once when this many. */
+const LATE_LISTS_REMEMBERED = 1_000;
 
 /** A claimed action on its way to the vendor. */
 export interface ActionTicket {
@@ -50,6 +58,7 @@ export interface ActionTicket {
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
+  private readonly lateListsSaid = new Set<string>();
 
   constructor(
     private readonly config: AppConfig,
@@ -171,13 +180,24 @@ export class DeliveryService {
       address: normalisedAddress(member.email),
       member,
     });
-    if (placed.status === 'late' || placed.status === 'next-window') {
-      this.logger.log({
-        msg: `late order for ${window.name}: into ${placed.list} (CONTACT_LIST_LATE_POLICY=${this.config.batching.contactListLatePolicy})`,
-        eventId: ticket.order.eventId,
-      });
-    }
+    if (placed.status === 'late' || placed.status === 'next-window') this.late(window, placed.list);
     return { status: 'in-window', list: placed.list };
+  }
+
+  /**
+   * Counts a late order, and says once per list where its window's late orders go: a backlog of
+   * old orders is thousands of late orders, and each one's own line (the runner's `in-window`)
+   * names its list already.
+   */
+  private late(window: ListWindow, list: string): void {
+    const policy = this.config.batching.contactListLatePolicy;
+    this.metrics.windowLateOrders.inc({ policy });
+    if (this.lateListsSaid.has(list)) return;
+    if (this.lateListsSaid.size >= LATE_LISTS_REMEMBERED) this.lateListsSaid.clear();
+    this.lateListsSaid.add(list);
+    this.logger.log(
+      `late orders for ${window.name} go into ${list} (CONTACT_LIST_LATE_POLICY=${policy})`,
+    );
   }
 
   /**

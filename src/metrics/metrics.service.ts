@@ -242,6 +242,17 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /**
+   * Orders whose window had already been created when they came, by where they went
+   * (`CONTACT_LIST_LATE_POLICY`): a follow-up list, or the window of the present.
+   */
+  readonly windowLateOrders = new Counter({
+    name: 'mailbridge_contact_list_late_orders_total',
+    help: 'Orders that came after their contact-list window was created, by policy: follow-up, next-window',
+    labelNames: ['policy'] as const,
+    registers: [this.registry],
+  });
+
   /** Window lists this replica took over from an owner that stopped (its lease lapsed). */
   readonly windowTakeovers = new Counter({
     name: 'mailbridge_contact_list_window_takeovers_total',
