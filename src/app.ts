@@ -14,6 +14,7 @@ import { ConsumerStatus } from './inbound/consumer-status';
 import { DeliveryService } from './delivery/delivery.service';
 import { VendorGate } from './delivery/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
+import { windowHeapWarning } from './inbound/window-heap';
 import { MetricsService } from './metrics/metrics.service';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 import { createServiceLogger, ServiceLogger } from './logging/service-logger';
@@ -75,8 +76,11 @@ export async function startConsuming(app: INestApplication, config: AppConfig): 
   await app.startAllMicroservices();
   // The heap limit comes from NODE_OPTIONS (the image sets one for a 256 MB container): said here
   // so that an operator sees which one a process actually runs with.
-  const heapMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
-  new Logger('mailbridge').log(`started in ${config.mode} mode (heap limit ${heapMb} MB)`);
+  const heapLimit = getHeapStatistics().heap_size_limit;
+  const logger = new Logger('mailbridge');
+  logger.log(`started in ${config.mode} mode (heap limit ${Math.round(heapLimit / 2 ** 20)} MB)`);
+  const tooLarge = windowHeapWarning(config.consumer.maxInFlight, heapLimit);
+  if (tooLarge) logger.warn(tooLarge);
 }
 
 /**

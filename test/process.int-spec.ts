@@ -140,6 +140,29 @@ describe('the service process', () => {
     expect(service.output()).toContain('producer disconnected');
   });
 
+  it('warns at start of a CONSUMER_MAX_IN_FLIGHT its heap cannot hold, and runs', async () => {
+    const { sandbox, port, env } = await setUp();
+    // The image's heap flags: a heap limit of 140 MB.
+    const heap = '--max-old-space-size=128 --max-semi-space-size=4';
+    const service = track(
+      startService(env({ NODE_OPTIONS: heap, CONSUMER_MAX_IN_FLIGHT: '5000' })),
+      sandbox,
+    );
+    await waitFor(
+      async () => ((await probe(port, '/health/ready'))?.status === 200 ? true : undefined),
+      { what: 'readiness', intervalMs: 200 },
+    );
+    const warning = service
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"level":"warn"') && line.includes('CONSUMER_MAX_IN_FLIGHT'));
+    expect(warning).toHaveLength(1);
+    expect(warning[0]).toContain(
+      'CONSUMER_MAX_IN_FLIGHT=5000 needs about 143 MB of live heap at a full window',
+    );
+    expect((await terminate(service)).code).toBe(0);
+  });
+
   it('exits 0 at once on a SIGTERM while the app is still being built', async () => {
     const { sandbox, env } = await setUp();
     const service = track(startService(env({ LOG_LEVEL: 'log' })), sandbox);

@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config/config.loader';
 import { variablesReadableFromFile } from '../../src/config/default.decorator';
 import { EnvironmentVariables } from '../../src/config/environment.dto';
 import { HealthController } from '../../src/health/health.controller';
+import { windowHeapWarning } from '../../src/inbound/window-heap';
 import { MetricsController } from '../../src/metrics/metrics.controller';
 import {
   describeObject,
@@ -311,6 +312,12 @@ describe.each(TREES)('$dir', ({ dir, namespace, extraKinds }) => {
     expect(request).toBeLessThanOrEqual(1.25 * signUps);
     const heaviest = Math.max(...measured.signUpCores, ...measured.orderCores);
     expect(quantity(limits.cpu, 'cores')).toBeGreaterThanOrEqual(1.1 * heaviest);
+  });
+
+  it("holds a window of records in flight that fits the pod's heap", () => {
+    const ownOptions = container.env?.find((v) => v.name === 'NODE_OPTIONS')?.value;
+    const heapMiB = heapCapMiB(ownOptions ?? dockerImage().nodeOptions);
+    expect(windowHeapWarning(config.consumer.maxInFlight, heapMiB * 2 ** 20)).toBeUndefined();
   });
 
   it('selects its own pods everywhere: Deployment, Service, PDB and topology spread', () => {
