@@ -59,6 +59,13 @@ async function probe(port: number, path: string) {
   return { status: response.status, body: (await response.json()) as { reason?: string } };
 }
 
+async function untilReady(port: number): Promise<void> {
+  await waitFor(
+    async () => ((await probe(port, '/health/ready'))?.status === 200 ? true : undefined),
+    { what: 'readiness', intervalMs: 200 },
+  );
+}
+
 /** A sandbox, a topic and a group of one test, and the environment of a service using them. */
 async function setUp(faults?: FaultConfig) {
   const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api', faults });
@@ -128,13 +135,7 @@ describe('the service process', () => {
   it('stops on SIGTERM: leaves its group, disconnects and exits 0', async () => {
     const { sandbox, port, env } = await setUp();
     const service = track(startService(env()), sandbox);
-    await waitFor(
-      async () => ((await probe(port, '/health/ready'))?.status === 200 ? true : undefined),
-      {
-        what: 'readiness',
-        intervalMs: 200,
-      },
-    );
+    await untilReady(port);
     expect((await terminate(service)).code).toBe(0);
     expect(service.output()).toContain('consumer stopped');
     expect(service.output()).toContain('producer disconnected');
@@ -148,10 +149,7 @@ describe('the service process', () => {
       startService(env({ NODE_OPTIONS: heap, CONSUMER_MAX_IN_FLIGHT: '5000' })),
       sandbox,
     );
-    await waitFor(
-      async () => ((await probe(port, '/health/ready'))?.status === 200 ? true : undefined),
-      { what: 'readiness', intervalMs: 200 },
-    );
+    await untilReady(port);
     const warning = service
       .stdout()
       .split('\n')

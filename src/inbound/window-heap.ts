@@ -30,11 +30,15 @@ export function windowHeapWarning(maxInFlight: number, heapLimitBytes: number): 
   if (live <= usable) return undefined;
   const fits = Math.max(0, Math.floor((usable - HEAP_BASE_BYTES) / HEAP_BYTES_PER_RECORD));
   const heapNeeded = Math.ceil(live / HEAP_LIVE_SHARE / MiB);
+  const raise = `the heap limit (NODE_OPTIONS --max-old-space-size) to give a heap of about ${heapNeeded} MB`;
+  const remedy =
+    fits >= 1
+      ? `Lower CONSUMER_MAX_IN_FLIGHT to ${fits} or less, or raise ${raise}`
+      : `Raise ${raise}`;
   return (
     `CONSUMER_MAX_IN_FLIGHT=${maxInFlight} needs about ${Math.ceil(live / MiB)} MB of live heap ` +
     `at a full window, more than ${Math.round(HEAP_LIVE_SHARE * 100)} % of the heap limit ` +
     `(${Math.round(heapLimitBytes / MiB)} MB): a backlog would keep the garbage collector busy or ` +
-    `run out of memory. ${fits >= 1 ? `Lower CONSUMER_MAX_IN_FLIGHT to ${fits} or less, or raise` : 'Raise'} ` +
-    `the heap limit (NODE_OPTIONS --max-old-space-size) to give a heap of about ${heapNeeded} MB`
+    `run out of memory. ${remedy}`
   );
 }
