@@ -80,6 +80,12 @@ function closeAndExit(created: INestApplication, code: number): void {
 }
 
 async function main(): Promise<void> {
+  const { nodeVersionProblem } = await import('./node-version.js');
+  const tooOld = nodeVersionProblem(process.versions.node);
+  if (tooOld) {
+    logger.error(tooOld);
+    process.exit(1);
+  }
   await import('reflect-metadata'); // before any decorated class loads
   const [{ Logger }, { loadConfig }, { ConfigError }] = await Promise.all([
     import('@nestjs/common'),

@@ -132,6 +132,18 @@ describe('the service process', () => {
     expect(output).not.toContain('very-secret-relay-key');
   });
 
+  it('refuses a Node older than it needs with a message that says so, before loading anything', async () => {
+    // The real binary, told it is Node 20 (the version a machine's own node may be).
+    const service = startService({
+      NODE_OPTIONS:
+        '--import=data:text/javascript,Object.defineProperty(process.versions,`node`,{value:`20.19.0`})',
+    });
+    expect(await service.exited).toBe(1);
+    const output = service.output();
+    expect(output).toContain('mailbridge needs Node 24.9.0 or later and this is Node 20.19.0');
+    expect(output).not.toContain('failed to start');
+  });
+
   it('stops on SIGTERM: leaves its group, disconnects and exits 0', async () => {
     const { sandbox, port, env } = await setUp();
     const service = track(startService(env()), sandbox);
