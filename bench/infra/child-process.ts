@@ -51,9 +51,18 @@ export function startNode(
   return { child, pid: child.pid, logFile, exited };
 }
 
+/**
+ * How the process ended (its exit code, or the signal that ended it), or undefined while it runs.
+ * A signal counts: a process that runs out of heap aborts (SIGABRT) and has no exit code.
+ */
+export function howEnded(started: StartedChild): string | undefined {
+  const { exitCode, signalCode } = started.child;
+  return signalCode ?? (exitCode === null ? undefined : String(exitCode));
+}
+
 /** SIGTERM, then SIGKILL if the process has not ended within `graceMs`. */
 export async function stopChild(started: StartedChild, graceMs = 5_000): Promise<string> {
-  if (started.child.exitCode !== null || started.child.signalCode !== null) return started.exited;
+  if (howEnded(started) !== undefined) return started.exited;
   started.child.kill('SIGTERM');
   const timer = setTimeout(() => started.child.kill('SIGKILL'), graceMs);
   const result = await started.exited;

@@ -81,11 +81,18 @@ export class ResultCollector {
     return Math.min(...topics.map((t) => this.tallies.get(t)?.firstTs ?? Infinity));
   }
 
-  /** Resolves true once `done()` holds, or false after `timeoutMs`. */
-  waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  /**
+   * Resolves true once `done()` holds (checked as each record arrives), or false after
+   * `timeoutMs`, or false as soon as `giveUp` settles: the process under test ended, so no record
+   * that could make `done()` hold is coming, and waiting out the timeout would only hide it.
+   */
+  waitUntil(done: () => boolean, timeoutMs: number, giveUp?: Promise<unknown>): Promise<boolean> {
     if (done()) return Promise.resolve(true);
     return new Promise((resolve) => {
+      let finished = false;
       const finish = (value: boolean) => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
         this.listeners = this.listeners.filter((l) => l !== check);
         resolve(value);
@@ -95,6 +102,9 @@ export class ResultCollector {
       };
       const timer = setTimeout(() => finish(false), timeoutMs);
       this.listeners.push(check);
+      // Records it wrote before it ended may still be on their way: one last look.
+      const last = () => finish(done());
+      giveUp?.then(last, last);
     });
   }
 

@@ -1,5 +1,5 @@
 import { createTopics, waitForStableGroup } from '../infra/bench-kafka';
-import { stopChild } from '../infra/child-process';
+import { howEnded, stopChild } from '../infra/child-process';
 import { ProcessMonitor } from '../infra/process-monitor';
 import { ResultCollector } from '../measure/result-collector';
 import { MB, type BacklogResult } from '../report/result-types';
@@ -47,14 +47,15 @@ export async function runBacklog(
     false,
   );
   const monitor = new ProcessMonitor(proc.started.pid, 250, true).start();
-  const alive = () => proc.started.child.exitCode === null;
+  const alive = () => howEnded(proc.started) === undefined;
   const base = { vendorProfile: SLOW_WITH_TAIL.name, waiting, seconds };
   try {
     const windowStart = await waitForStableGroup(ctx.admin, proc.groupId, 60_000, alive);
     const outcomes = () => allResultTopics(topics).reduce((n, t) => n + collector.count(t), 0);
     const complete = await collector.waitUntil(
-      () => outcomes() >= waiting || !alive(),
+      () => outcomes() >= waiting,
       seconds * 1000,
+      proc.started.exited,
     );
     const windowEnd = complete ? collector.lastTs() : Date.now();
     const drained = outcomes();
@@ -67,7 +68,7 @@ export async function runBacklog(
       ...base,
       status: !alive() ? 'failed' : complete ? 'complete' : 'capped',
       note: !alive()
-        ? `process exited early; see ${proc.started.logFile}`
+        ? `process exited early (${howEnded(proc.started)}); see ${proc.started.logFile}`
         : complete
           ? undefined
           : `stopped after ${seconds} s with ${waiting - drained} events still waiting`,

@@ -1,5 +1,5 @@
 import { createTopics, sleep, waitForStableGroup } from '../infra/bench-kafka';
-import { stopChild } from '../infra/child-process';
+import { howEnded, stopChild } from '../infra/child-process';
 import { ProcessMonitor } from '../infra/process-monitor';
 import { percentiles } from '../measure/percentiles';
 import { ResultCollector } from '../measure/result-collector';
@@ -41,7 +41,7 @@ export async function runLatency(
     'user',
   );
   const monitor = new ProcessMonitor(proc.started.pid).start();
-  const alive = () => proc.started.child.exitCode === null;
+  const alive = () => howEnded(proc.started) === undefined;
   const base = { phase, rep, inputRate: latencyRate, warmupSeconds: latencyWarmupSeconds };
   try {
     await waitForStableGroup(ctx.admin, proc.groupId, 60_000, alive);
@@ -52,8 +52,9 @@ export async function runLatency(
     await producePaced(ctx.kafka, input, latencyRate, latencySeconds, sentAt, latencyWarmupSeconds);
     const sent = sentAt.size;
     const caughtUp = await collector.waitUntil(
-      () => collector.latenciesMs.length >= sent || !alive(),
+      () => collector.latenciesMs.length >= sent,
       latencyGraceSeconds * 1000,
+      proc.started.exited,
     );
     const cpuEnd = monitor.sample()?.cpuMs ?? cpuStart;
     const latencies = collector.latenciesMs.length;
@@ -64,7 +65,7 @@ export async function runLatency(
       ...base,
       status: !alive() ? 'failed' : caughtUp ? 'complete' : 'capped',
       note: !alive()
-        ? `process exited early; see ${proc.started.logFile}`
+        ? `process exited early (${howEnded(proc.started)}); see ${proc.started.logFile}`
         : caughtUp
           ? undefined
           : `saturated: ${delivered} of ${sent} results within ${latencyGraceSeconds} s after the input stopped`,

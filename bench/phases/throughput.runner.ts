@@ -1,5 +1,5 @@
 import { createTopics, sleep, waitForStableGroup } from '../infra/bench-kafka';
-import { nextMessage, stopChild } from '../infra/child-process';
+import { howEnded, nextMessage, stopChild } from '../infra/child-process';
 import { ProcessMonitor } from '../infra/process-monitor';
 import { ResultCollector } from '../measure/result-collector';
 import { MB, type ThroughputResult, type VendorFigures } from '../report/result-types';
@@ -52,7 +52,7 @@ export async function runThroughput(
   await ctx.vendor.stats(true);
   const proc = await startPhaseProcess(ctx, phase, runName, input, topics, workload, expected);
   const monitor = new ProcessMonitor(proc.started.pid).start();
-  const alive = () => proc.started.child.exitCode === null;
+  const alive = () => howEnded(proc.started) === undefined;
   try {
     const doneMessage =
       phase === 'ceiling-consume'
@@ -78,8 +78,9 @@ export async function runThroughput(
         collector.count(topics.failed) +
         collector.count(topics.deadLetter);
       complete = await collector.waitUntil(
-        () => outcomes() >= expected || !alive(),
+        () => outcomes() >= expected,
         deadline - Date.now(),
+        proc.started.exited,
       );
       complete &&= outcomes() >= expected;
       // The window closes at the last event's outcome. An order's contact list is created when its
@@ -102,7 +103,7 @@ export async function runThroughput(
       ...base,
       status: crashed || refused > 0 ? 'failed' : complete ? 'complete' : 'capped',
       note: crashed
-        ? `process exited early; see ${proc.started.logFile}`
+        ? `process exited early (${howEnded(proc.started)}); see ${proc.started.logFile}`
         : refused > 0
           ? `${refused} events dead-lettered: the workload does not match the contract`
           : complete
