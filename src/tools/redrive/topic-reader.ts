@@ -8,9 +8,13 @@ export type OnRecord = (topic: string, partition: number, message: KafkaMessage)
  * began, then stops: records that arrive later are left for the next run. Reads committed records
  * only (a redrive run that was fenced or crashed left an aborted transaction, which never counts).
  *
- * The end is the latest offset the broker reports; a read-committed consumer never receives the
- * transaction markers that may sit at the end, so progress is taken from kafkajs' batch events,
- * which report the last offset of every fetched batch, markers and aborted records included.
+ * The end is the last stable offset the broker reports (kafkajs lists offsets read-committed): a
+ * transaction still open, or committed but with its markers not yet written, lies beyond it and
+ * is left for the next run. A redrive run reads after fencing its transactional id, which the
+ * broker grants only once the earlier runs' transactions are complete, so it sees all of those.
+ * A read-committed consumer never receives the transaction markers that may sit at the end, so
+ * progress is taken from kafkajs' batch events, which report the last offset of every fetched
+ * batch, markers and aborted records included.
  */
 export async function readToEnd(
   kafka: Kafka,
