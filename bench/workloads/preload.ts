@@ -15,16 +15,20 @@ export async function preload(
   make: (n: number, at: Date) => BenchEvent,
 ): Promise<{ count: number; ms: number }> {
   const started = Date.now();
+  let next = 0;
   // Idempotent: a retried chunk (a leader not yet known right after topic creation) must not
-  // write its events twice.
-  const producer = kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    idempotent: true,
-  });
-  await producer.connect();
-  try {
-    let next = 0;
-    const worker = async () => {
+  // write its events twice. One producer per worker, each with one send at a time: kafkajs hands
+  // a failed request's sequence numbers back for its retry, a concurrent send on the same
+  // producer can take them first, and where the failed request was written in part the broker
+  // then refuses a send as OUT_OF_ORDER_SEQUENCE_NUMBER (seen once, four sends on one producer
+  // preloading a broker just started).
+  const worker = async () => {
+    const producer = kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      idempotent: true,
+    });
+    await producer.connect();
+    try {
       while (next < count) {
         const from = next;
         next = Math.min(count, next + CHUNK);
@@ -33,10 +37,10 @@ export async function preload(
         for (let n = from; n < next; n++) messages.push(make(n, at));
         await producer.send({ topic, acks: -1, messages });
       }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  } finally {
-    await producer.disconnect();
-  }
+    } finally {
+      await producer.disconnect();
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   return { count, ms: Date.now() - started };
 }
