@@ -121,6 +121,59 @@ describe(ResultPublisher.name, () => {
     );
   });
 
+  it('makes one producer call at a time; one that fails does not hold up the next', async () => {
+    // Two calls at once on one idempotent producer can lose records: see `serially`.
+    const calls: string[] = [];
+    let underWay = 0;
+    let most = 0;
+    const call = (name: string, fail = false) => {
+      calls.push(name);
+      most = Math.max(most, ++underWay);
+      return new Promise<[]>((resolve, reject) =>
+        setTimeout(() => {
+          underWay -= 1;
+          if (fail) reject(new Error('not leader'));
+          else resolve([]);
+        }, 5),
+      );
+    };
+    let batches = 0;
+    const admin = {
+      connect: () => Promise.resolve(),
+      disconnect: () => Promise.resolve(),
+      describeConfigs: () =>
+        Promise.resolve({
+          resources: [
+            { configEntries: [{ configName: 'max.message.bytes', configValue: '1048588' }] },
+          ],
+        }),
+    };
+    const kafka = {
+      admin: () => admin,
+      producer: () => ({
+        connect: () => Promise.resolve(),
+        sendBatch: () => call(`batch ${++batches}`, batches === 1),
+        send: () => call('dead letter'),
+      }),
+    } as unknown as Kafka;
+    const publisher = new ResultPublisher(kafka, config, new Tracing());
+    // 300 KB of results published together: two produce requests (each under 256 KiB).
+    const value = 'x'.repeat(1000);
+    const results = Array.from({ length: 300 }, (_, i) =>
+      publisher.publish('a', { key: `k${i}`, value, headers: {} }).then(
+        () => 'sent',
+        () => 'failed',
+      ),
+    );
+    const deadLetter = publisher.deadLetter(inbound(10), new InvalidEventError('INVALID', 'bad'));
+    const outcomes = await Promise.all(results);
+    await deadLetter;
+    expect(most).toBe(1);
+    expect([...calls].sort()).toEqual(['batch 1', 'batch 2', 'dead letter']);
+    expect(outcomes.filter((o) => o === 'failed').length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o === 'sent').length).toBeGreaterThan(0);
+  });
+
   describe('deadLetter', () => {
     const invalid = new InvalidEventError('INVALID', 'data.email must be an email');
 

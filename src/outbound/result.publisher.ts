@@ -59,6 +59,9 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   private connected?: Promise<void>;
   private readonly queue: QueuedRecord[] = [];
   private flushScheduled = false;
+  private batchUnderWay = false;
+  /** The producer call under way, or the last one; the next starts once it has settled. */
+  private produced: Promise<unknown> = Promise.resolve();
   private readonly deadLetterLimit: DeadLetterLimit;
 
   constructor(
@@ -110,7 +113,8 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Publishes one record. Records published in the same turn of the event loop (the results of
-   * one vendor request resolve together) travel in one produce request.
+   * one vendor request resolve together), or while the last produce request is under way, travel
+   * in one produce request.
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -141,7 +145,8 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     });
     for (;;) {
       try {
-        await this.producer.send({ topic, acks: -1, messages: [record.message] });
+        const messages = [record.message];
+        await this.serially(() => this.producer.send({ topic, acks: -1, messages }));
         break;
       } catch (sendError) {
         if (!isMessageTooLarge(sendError)) throw sendError;
@@ -185,42 +190,59 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
 
   private flush(): void {
     this.flushScheduled = false;
-    const items = this.queue.splice(0);
-    // One produce request per chunk, kept well under the broker's default max message size
+    // Records published while a request is under way wait for it and go together in the next.
+    if (this.batchUnderWay || this.queue.length === 0) return;
+    // One produce request at a time, kept well under the broker's default max message size
     // (1 MiB per partition batch), which a whole vendor request's worth of results can pass.
-    let chunk: QueuedRecord[] = [];
+    let count = 0;
     let bytes = 0;
-    for (const item of items) {
-      if (chunk.length > 0 && bytes + item.bytes > MAX_BYTES_PER_SEND) {
-        this.send(chunk);
-        chunk = [];
-        bytes = 0;
-      }
-      chunk.push(item);
-      bytes += item.bytes;
+    while (count < this.queue.length) {
+      const next = this.queue[count].bytes;
+      if (count > 0 && bytes + next > MAX_BYTES_PER_SEND) break;
+      bytes += next;
+      count += 1;
     }
-    if (chunk.length > 0) this.send(chunk);
+    this.batchUnderWay = true;
+    void this.send(this.queue.splice(0, count)).finally(() => {
+      this.batchUnderWay = false;
+      this.flush();
+    });
   }
 
-  private send(items: QueuedRecord[]): void {
+  private async send(items: QueuedRecord[]): Promise<void> {
     const byTopic = new Map<string, Message[]>();
     for (const { topic, message } of items) {
       const messages = byTopic.get(topic) ?? [];
       messages.push(message);
       byTopic.set(topic, messages);
     }
-    this.connect()
-      .then(() =>
-        this.producer.sendBatch({
-          acks: -1,
-          compression: CompressionTypes.None,
-          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-        }),
-      )
-      .then(
-        () => items.forEach((i) => i.resolve()),
-        (error: unknown) => items.forEach((i) => i.reject(error)),
+    const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    try {
+      await this.connect();
+      await this.serially(() =>
+        this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages }),
       );
+    } catch (error) {
+      for (const item of items) item.reject(error);
+      return;
+    }
+    for (const item of items) item.resolve();
+  }
+
+  /**
+   * Runs producer calls one at a time, in the order they were asked for. kafkajs hands the
+   * sequence numbers of a failed produce request back for its retry; a second call under way on
+   * the same idempotent producer can take them first. Where the failed request was written after
+   * all (one partition refused and the others appended, or the answer lost), the broker then takes
+   * the second call's records, as many on a partition as the first's, for a duplicate of those
+   * and acknowledges them without writing them: results lost. One call at a time leaves the
+   * numbers to the retry they were handed back for. kafkajs already sends one request at a time
+   * to each broker of an idempotent producer, so little is given up.
+   */
+  private serially<T>(call: () => Promise<T>): Promise<T> {
+    const next = this.produced.then(call);
+    this.produced = next.catch(() => undefined);
+    return next;
   }
 
   private connect(): Promise<void> {
