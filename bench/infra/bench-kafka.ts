@@ -25,7 +25,8 @@ export async function createTopics(
 ): Promise<void> {
   if (topics.length === 0) return;
   await admin.createTopics({
-    waitForLeaders: true,
+    // kafkajs waits by default, and gives up as described below.
+    waitForLeaders: false,
     topics: topics.map((topic) => ({
       topic,
       numPartitions: partitions,
@@ -35,6 +36,28 @@ export async function createTopics(
         : [],
     })),
   });
+  await waitForLeaders(admin, topics);
+}
+
+/**
+ * Polls until every partition of `topics` has a leader. kafkajs' own `waitForLeaders` gives up at
+ * the first UNKNOWN_TOPIC_OR_PARTITION, which a broker just started answers for a while after it
+ * created the topic (the bench failed so, before measuring, in about half its latency runs).
+ */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: found } = await admin.fetchTopicMetadata({ topics });
+      if (found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)))
+        return;
+    } catch (error) {
+      if ((error as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no leader for ${topics.join(', ')} within ${timeoutMs / 1000} s`);
+    await sleep(200);
+  }
 }
 
 /** Sum of the partitions' end offsets: how many records a topic holds. */
