@@ -1,5 +1,7 @@
 import type { RecordedRequest, SandboxStats } from './sandbox-options';
 
+type Counters = Omit<SandboxStats, 'held'>;
+
 /**
  * What the stand-in received: counters for every request, and the requests themselves in full
  * up to a limit, so that a long benchmark does not grow the heap without bound.
@@ -40,7 +42,7 @@ export class RequestRecord {
     return guess?.seq === seq ? guess : this.entries.find((e) => e.seq === seq);
   }
 
-  stats(): SandboxStats {
+  stats(): Counters {
     return structuredClone(this.counters);
   }
 
@@ -51,7 +53,7 @@ export class RequestRecord {
   }
 }
 
-function emptyStats(): SandboxStats {
+function emptyStats(): Counters {
   return {
     received: 0,
     recorded: 0,

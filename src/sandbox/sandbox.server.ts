@@ -44,6 +44,8 @@ export class SandboxServer {
   private readonly record: RequestRecord;
   private readonly faults: FaultInjector;
   private readonly inbox = new InboxPage();
+  /** Kept apart from the record: a reset while a request is held must not make it negative. */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly options: SandboxOptions) {
     this.record = new RequestRecord(options.recordLimit ?? 10_000);
@@ -63,7 +65,7 @@ export class SandboxServer {
   }
 
   get stats(): SandboxStats {
-    return this.record.stats();
+    return { ...this.record.stats(), held: Object.fromEntries(this.held) };
   }
 
   /** Replaces the faults; the same as `PUT /_sandbox/faults`. */
@@ -119,7 +121,7 @@ export class SandboxServer {
       // Never answered; the client's timeout or close() ends it.
       return this.record.add({ ...base, status: 0, response: undefined, fault: 'hang' });
     }
-    if (decision.latencyMs > 0) await delay(decision.latencyMs);
+    if (decision.latencyMs > 0) await this.hold(path, decision.latencyMs);
     if (decision.kind === 'reset') {
       this.record.add({ ...base, status: 0, response: undefined, fault: 'reset' });
       req.socket.resetAndDestroy();
@@ -134,6 +136,17 @@ export class SandboxServer {
     const fault = answer.status === 413 ? 'too-large' : undefined;
     this.record.add({ ...base, ...answer, body: answer.body, fault }, answer.accepted);
     send(res, answer.status, answer.response);
+  }
+
+  private async hold(path: string, ms: number): Promise<void> {
+    this.held.set(path, (this.held.get(path) ?? 0) + 1);
+    try {
+      await delay(ms);
+    } finally {
+      const left = (this.held.get(path) ?? 1) - 1;
+      if (left > 0) this.held.set(path, left);
+      else this.held.delete(path);
+    }
   }
 
   private campaign(req: IncomingMessage, raw: Buffer): Answer {

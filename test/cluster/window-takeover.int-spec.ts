@@ -72,6 +72,14 @@ describe('a window list whose creator dies with the request in the vendor’s ha
       timeoutMs: WINDOW_MS + 60_000,
       intervalMs: 50,
     });
+    // The mark is set just before the request is written: kill only once the vendor holds it,
+    // or the kill can fall in between and no request is ever made.
+    const held = () => Object.keys(fixture.sandbox.stats.held).find((p) => p.endsWith('/contacts'));
+    await waitFor(held, {
+      what: 'the vendor holding the list request',
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     // …and whoever wrote it dies before the answer comes.
     await replicas.kill9('r1');
     await replicas.kill9('r2');

@@ -1,4 +1,5 @@
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
+import { waitFor } from '../support/kafka-helpers';
 
 const RELAY_KEY = 'relay-key-sbx';
 const API_KEY = 'api-key-sbx';
@@ -187,6 +188,23 @@ describe(SandboxServer.name, () => {
         }),
       ).rejects.toThrow(/aborted|timeout/i);
       expect(sandbox.stats.byFault).toEqual({ reset: 1, hang: 1 });
+    });
+
+    it('counts the requests its latency holds, by path, until they are answered', async () => {
+      await putFaults({ latencyMs: 300 });
+      const answered = createList({ name: 'News', members: [] });
+      await waitFor(() => sandbox.stats.held['/v1/contacts'], {
+        what: 'the request held',
+        timeoutMs: 2_000,
+        intervalMs: 5,
+      });
+      expect(sandbox.requests).toHaveLength(0);
+      const stats = (await (await fetch(`${url}/_sandbox/stats`)).json()) as { held: unknown };
+      expect(stats.held).toEqual({ '/v1/contacts': 1 });
+
+      expect((await answered).status).toBe(200);
+      expect(sandbox.stats.held).toEqual({});
+      expect(sandbox.requests.map((r) => r.path)).toEqual(['/v1/contacts']);
     });
 
     it('adds latency and heals on DELETE', async () => {
