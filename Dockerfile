@@ -4,7 +4,9 @@ WORKDIR /app
 # The image is the service alone: packages/ (@mailbridge/contracts, the npm workspace other
 # services use) is not copied, so npm installs the root's dependencies and leaves it out.
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund --ignore-scripts
+COPY patches ./patches
+# --ignore-scripts skips the root's postinstall too: apply patches/ (kafkajs' encoder) by hand.
+RUN npm install --no-audit --no-fund --ignore-scripts && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 RUN npx nest build && npm prune --omit=dev --ignore-scripts

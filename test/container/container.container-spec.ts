@@ -63,6 +63,20 @@ describe('the image', () => {
     },
     16 * 60_000,
   );
+
+  it('carries patches/: kafkajs’ encoder takes unzeroed buffers', async () => {
+    const encoder = await docker([
+      'run',
+      '--rm',
+      '--network',
+      'host',
+      IMAGE,
+      'cat',
+      'node_modules/kafkajs/src/protocol/encoder.js',
+    ]);
+    expect(encoder).toContain('Buffer.allocUnsafe(Encoder.nextPowerOfTwo(initialSize))');
+    expect(encoder).not.toContain('Buffer.alloc(');
+  });
 });
 
 describe('docker run: non-root, read-only root filesystem, host network', () => {
