@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { EachBatchPayload, Kafka } from 'kafkajs';
+import type { ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { MetricsService } from '../metrics/metrics.service';
 import { ConsumerStatus } from './consumer-status';
@@ -120,7 +120,13 @@ function options(overrides: Partial<KafkaBatchServerOptions> = {}): KafkaBatchSe
 
 async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   const consumer = new FakeConsumer();
-  const kafka = { consumer: () => consumer } as unknown as Kafka;
+  const configs: ConsumerConfig[] = [];
+  const kafka = {
+    consumer: (config: ConsumerConfig) => {
+      configs.push(config);
+      return consumer;
+    },
+  } as unknown as Kafka;
   const server = new KafkaBatchServer(kafka, options(overrides), new ConsumerStatus());
   const held = new Map<string, HeldRecord>();
   server.addHandler(
@@ -186,7 +192,7 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
     await flush();
   }
 
-  return { consumer, server, held, fetch, at, rebalance };
+  return { consumer, configs, server, held, fetch, at, rebalance };
 }
 
 /** Stops the server while finishing every record it holds, so the stop does not wait them out. */
@@ -286,6 +292,14 @@ describe(KafkaBatchServer.name, () => {
       expect(sum('mailbridge_consumer_batch_records_sum')).toBe(3);
       await closeFinishing(server, held);
     });
+  });
+
+  it('fetches 128 KiB per partition and 1 MiB in all, not kafkajs’ 1 MiB and 10 MiB', async () => {
+    const { configs, server } = await start();
+    expect(configs).toEqual([
+      expect.objectContaining({ maxBytesPerPartition: 131_072, maxBytes: 1_048_576 }),
+    ]);
+    await server.close();
   });
 
   it('hands a batch over and returns before its records finish, so fetching goes on', async () => {

@@ -4,7 +4,13 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { ConsumerStatus } from './consumer-status';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import type { MetricsService } from '../metrics/metrics.service';
-import { CONSUMER_RETRIES, HEARTBEAT_INTERVAL_MS, MAX_WAIT_TIME_MS } from '../kafka/kafka-tuning';
+import {
+  CONSUMER_RETRIES,
+  FETCH_MAX_BYTES,
+  FETCH_MAX_BYTES_PER_PARTITION,
+  HEARTBEAT_INTERVAL_MS,
+  MAX_WAIT_TIME_MS,
+} from '../kafka/kafka-tuning';
 import { FetchPauses } from './fetch-pauses';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
@@ -166,6 +172,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       sessionTimeout: this.options.sessionTimeoutMs,
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: MAX_WAIT_TIME_MS,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+      maxBytes: FETCH_MAX_BYTES,
       allowAutoTopicCreation: this.options.allowAutoTopicCreation,
       // A crash during a stop must not bring the consumer back.
       retry: { retries: CONSUMER_RETRIES, restartOnFailure: () => Promise.resolve(!this.stopping) },
