@@ -1,4 +1,4 @@
-import { Partitioners, type Kafka, type Message } from 'kafkajs';
+import { Partitioners, type Kafka } from 'kafkajs';
 import { sleep } from '../infra/bench-kafka';
 import { userSignedUp } from './event-factory';
 
@@ -10,11 +10,6 @@ const TICK_MS = 5;
  * after the warm-up is recorded in `sentAt` (by event id) before the event is sent, so a result
  * can never arrive before its event is known; warm-up events travel the same path, on the same
  * producer, but are not recorded.
- *
- * One `send` at a time, and the events that fall due while one is unanswered go together in the
- * next: concurrent sends on one idempotent producer can take each other's sequence numbers when
- * a request fails and is retried (see the README's "Where the time goes now"), and kafkajs
- * already holds them back one request per broker, so waiting here costs no time.
  */
 export async function producePaced(
   kafka: Kafka,
@@ -32,43 +27,27 @@ export async function producePaced(
   const warmup = Math.round(rate * warmupSeconds);
   const total = warmup + Math.round(rate * seconds);
   const started = Date.now();
-  let waiting: Message[] = [];
-  let sending: Promise<void> | undefined;
-  let failure: Error | undefined;
-  const sendWaiting = async (): Promise<void> => {
-    while (waiting.length > 0) {
-      const messages = waiting;
-      waiting = [];
-      await producer.send({ topic, acks: -1, messages });
-    }
-  };
-  const startSending = (): Promise<void> =>
-    sendWaiting()
-      .catch((error: unknown) => {
-        failure ??= error instanceof Error ? error : new Error(String(error));
-      })
-      .finally(() => {
-        sending = undefined;
-      });
+  const inFlight = new Set<Promise<unknown>>();
   let made = 0;
   try {
-    while (made < total && failure === undefined) {
+    while (made < total) {
       const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000));
       if (due > made) {
         const now = new Date();
+        const messages = [];
         for (; made < due; made++) {
           const event = userSignedUp(made, now);
           if (made >= warmup) sentAt.set(event.id, now.getTime());
-          waiting.push(event);
+          messages.push(event);
         }
+        // Not awaited one by one: a slow acknowledgement must not hold back the next tick.
+        const send = producer.send({ topic, acks: -1, messages });
+        inFlight.add(send);
+        void send.finally(() => inFlight.delete(send));
       }
-      // Not awaited here: a slow acknowledgement must not hold back the next tick's events.
-      if (waiting.length > 0) sending ??= startSending();
       await sleep(TICK_MS);
     }
-    await sending;
-    if (failure === undefined) await sendWaiting();
-    if (failure !== undefined) throw failure;
+    await Promise.all(inFlight);
   } finally {
     await producer.disconnect();
   }
