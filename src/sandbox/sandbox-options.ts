@@ -65,7 +65,7 @@ export interface RecordedRequest {
 }
 
 export interface SandboxStats {
-  /** Requests answered (or hung up on, or reset) since the last reset. */
+  /** Requests answered, or recorded as hung or reset, since the last reset. */
   received: number;
   /** Requests read in full whose answer `latencyMs` is still holding back, by path. */
   held: Record<string, number>;

@@ -191,7 +191,7 @@ describe(SandboxServer.name, () => {
     });
 
     it('counts the requests its latency holds, by path, until they are answered', async () => {
-      await putFaults({ latencyMs: 300 });
+      await putFaults({ latencyMs: 1_000 }); // long enough to be seen held on a saturated CPU
       const answered = createList({ name: 'News', members: [] });
       await waitFor(() => sandbox.stats.held['/v1/contacts'], {
         what: 'the request held',
