@@ -11,6 +11,7 @@ import { loadConfig } from './config/config.loader';
 import type { SharedRequestBudget } from './cluster/shared-request-budget';
 import { REQUEST_BUDGET } from './email-api/request-budget';
 import { ConsumerStatus } from './inbound/consumer-status';
+import { ConsumerBacklog } from './delivery/consumer-backlog';
 import { DeliveryService } from './delivery/delivery.service';
 import { VendorGate } from './delivery/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
@@ -29,6 +30,8 @@ export async function createApp(
   logger: LoggerService = serviceLoggerFor(config),
 ): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), { logger });
+  const status = app.get(ConsumerStatus);
+  app.get(ConsumerBacklog).readFrom(() => status.waiting());
   app.connectMicroservice(
     {
       strategy: new KafkaBatchServer(
@@ -52,7 +55,7 @@ export async function createApp(
           gate: app.get(VendorGate),
           metrics: app.get(MetricsService),
         },
-        app.get(ConsumerStatus),
+        status,
       ),
     },
     { inheritAppConfig: true },

@@ -103,6 +103,8 @@ function sectionsFrom(env: EnvironmentVariables) {
     },
     batching: {
       lingerMs: env.BATCH_LINGER_MS,
+      /** Up to this, a campaign request keeps gathering while records wait that would fill it. */
+      maxLingerMs: env.BATCH_MAX_LINGER_MS,
       maxRecipients: env.BATCH_MAX_RECIPIENTS,
       maxBytes: env.BATCH_MAX_BYTES,
       contactListWindowMs: env.CONTACT_LIST_WINDOW_MS,

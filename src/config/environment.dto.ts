@@ -513,6 +513,13 @@ export class EnvironmentVariables {
   @Min(0)
   BATCH_LINGER_MS!: number;
 
+  /** While the consumer is behind, how long a campaign request not yet full may keep gathering. */
+  @Default('1000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BATCH_MAX_LINGER_MS!: number;
+
   @Default('1000')
   @Type(() => Number)
   @IsInt()

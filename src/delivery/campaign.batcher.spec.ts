@@ -89,6 +89,101 @@ describe(CampaignBatcher.name, () => {
     expect((await delivery).sent).toHaveLength(1);
   });
 
+  describe('while the consumer is behind', () => {
+    const stretching = (waiting: () => number, windowRecords = 1_000) => ({
+      maxRecipients: 10,
+      maxBytes: 1e6,
+      lingerMs: 50,
+      maxLingerMs: 400,
+      waiting,
+      windowRecords,
+    });
+    const add = (batcher: CampaignBatcher, key: string, ...ns: number[]) =>
+      batcher.add(key, { ...content, subject: key }, ns.map(recipient));
+
+    it('keeps gathering past the linger while enough records wait to fill it', async () => {
+      const sender = new RecordingSender();
+      const batcher = new CampaignBatcher(
+        sender,
+        stretching(() => 6),
+      );
+      const first = add(batcher, 'k', 1, 2, 3, 4);
+      await jest.advanceTimersByTimeAsync(60);
+      expect(sender.requests).toHaveLength(0); // 6 wait: exactly the room left
+      const second = add(batcher, 'k', 5, 6, 7);
+      await jest.advanceTimersByTimeAsync(60);
+      expect(sender.requests).toHaveLength(0);
+      const third = add(batcher, 'k', 8, 9, 10); // full: it goes now
+      await Promise.all([first, second, third]);
+      expect(sender.requests.map((r) => r.recipients.to.length)).toEqual([10]);
+    });
+
+    it('sends once its pace could no longer fill it before the longest linger', async () => {
+      const sender = new RecordingSender();
+      const batcher = new CampaignBatcher(
+        sender,
+        stretching(() => 100),
+      );
+      const delivery = add(batcher, 'k', 1, 2, 3, 4);
+      // 4 in 150 ms fills the other 6 in the 250 ms left; 4 in 200 ms no longer does in 200
+      await jest.advanceTimersByTimeAsync(199);
+      expect(sender.requests).toHaveLength(0);
+      await jest.advanceTimersByTimeAsync(1);
+      expect((await delivery).sent).toHaveLength(4);
+    });
+
+    it('sends at the linger when it fills too slowly, or fewer records wait than it has room for', async () => {
+      const sender = new RecordingSender();
+      const slowly = new CampaignBatcher(
+        sender,
+        stretching(() => 100),
+      );
+      const one = add(slowly, 'k', 1); // 1 in 50 ms: 9 more would take 450
+      await jest.advanceTimersByTimeAsync(50);
+      expect((await one).sent).toHaveLength(1);
+      const few = new CampaignBatcher(
+        sender,
+        stretching(() => 5),
+      );
+      const four = add(few, 'k', 1, 2, 3, 4);
+      await jest.advanceTimersByTimeAsync(50);
+      expect((await four).sent).toHaveLength(4);
+    });
+
+    it('sends at its next look once the backlog is taken in', async () => {
+      const sender = new RecordingSender();
+      let waiting = 100;
+      const batcher = new CampaignBatcher(
+        sender,
+        stretching(() => waiting),
+      );
+      const delivery = add(batcher, 'k', 1, 2, 3, 4);
+      await jest.advanceTimersByTimeAsync(120);
+      expect(sender.requests).toHaveLength(0);
+      waiting = 0;
+      await jest.advanceTimersByTimeAsync(30); // the looks come every linger: 50, 100, 150
+      expect((await delivery).sent).toHaveLength(4);
+    });
+
+    it('sends at the linger when the requests gathering could not all fill within the window', async () => {
+      const sender = new RecordingSender();
+      const batcher = new CampaignBatcher(
+        sender,
+        stretching(() => 100, 18),
+      );
+      const a = add(batcher, 'a', 1, 2, 3);
+      const b = add(batcher, 'b', 4, 5, 6, 7, 8);
+      await jest.advanceTimersByTimeAsync(50); // a: 3 + 5 + room 7 = 15, b: 8 + room 5 = 13
+      expect(sender.requests).toHaveLength(0);
+      const c = add(batcher, 'c', 9, 10, 11, 12);
+      await jest.advanceTimersByTimeAsync(50); // a: 3 + 5 + 4 + room 7 = 19 > 18: a goes
+      expect(sender.requests.map((r) => r.subject)).toEqual(['a']);
+      await batcher.drain(); // b: 5 + 4 + room 5 = 14 fits: it was still gathering
+      await Promise.all([a, b, c]);
+      expect(sender.requests.map((r) => r.subject)).toEqual(['a', 'b', 'c']);
+    });
+  });
+
   it('keeps batch keys apart and never puts one address twice into a request', async () => {
     const sender = new RecordingSender();
     const batcher = new CampaignBatcher(sender, {

@@ -44,6 +44,20 @@ export interface CampaignBatcherOptions {
   maxRecipients: number;
   maxBytes: number;
   lingerMs: number;
+  /**
+   * While the consumer is behind, how long a request not yet full may keep gathering: at each
+   * linger's end it goes on while enough records wait to fill it and its pace so far would fill
+   * it in the time left. At or below `lingerMs`, never.
+   */
+  maxLingerMs?: number;
+  /** Records waiting to be consumed (`ConsumerBacklog`); none when not given. */
+  waiting?: () => number;
+  /**
+   * Records the consumer holds at once (`CONSUMER_MAX_IN_FLIGHT`). A request keeps gathering only
+   * if it could fill beside the others gathering: requests that hold the whole window between
+   * them wait for records that cannot come in.
+   */
+  windowRecords?: number;
 }
 
 interface Entry {
@@ -59,14 +73,24 @@ interface OpenBatch {
   emails: Set<string>;
   count: number;
   bytes: number;
+  openedAt: number;
   timer?: NodeJS.Timeout;
 }
+
+/** The shortest wait between two looks at the backlog while a request keeps gathering. */
+const RECHECK_MIN_MS = 10;
 
 /**
  * Gathers recipients of many events that share a batch key (so share subject, body and sender)
  * into one campaign request, sent when it holds `maxRecipients`, would pass `maxBytes`, or has
  * waited `lingerMs`. The recipients of one event always travel together, and an address is
  * never twice in one request: a repeat starts the next request instead.
+ *
+ * While the consumer is behind (records wait to be consumed that would fill the request) and the
+ * request fills at a pace that fills it before `maxLingerMs`, the linger stretches: those records
+ * are on their way, so a request sent at the linger would only be smaller (more requests for the
+ * same recipients, against the vendor's rate limit). Caught up, or filling slowly, a request goes
+ * at its linger as before, so a steady flow pays no more than `lingerMs`.
  *
  * With a ledger, the claims of each vendor request are marked `sending` in one atomic step just
  * before it is written (a claim lost by then is not sent), and the outcome of every action a
@@ -105,9 +129,10 @@ export class CampaignBatcher {
           emails: new Set(),
           count: 0,
           bytes: Buffer.byteLength(JSON.stringify(content)),
+          openedAt: Date.now(),
         };
         this.open.set(batchKey, batch);
-        batch.timer = setTimeout(() => this.flush(batchKey), this.options.lingerMs);
+        batch.timer = setTimeout(() => this.lingered(batchKey), this.options.lingerMs);
       }
       batch.entries.push({ recipients, action, resolve, reject });
       for (const r of recipients) batch.emails.add(normalisedAddress(r.email));
@@ -130,6 +155,34 @@ export class CampaignBatcher {
       batch.count + recipients.length <= this.options.maxRecipients &&
       batch.bytes + bytes <= this.options.maxBytes
     );
+  }
+
+  /** The linger passed: send, unless the consumer is behind enough to fill the request soon. */
+  private lingered(batchKey: string): void {
+    const batch = this.open.get(batchKey);
+    if (!batch) return;
+    const elapsed = Date.now() - batch.openedAt;
+    const left = (this.options.maxLingerMs ?? 0) - elapsed;
+    if (left > 0 && this.fillsWithin(batch, elapsed, left)) {
+      const recheck = Math.min(Math.max(this.options.lingerMs, RECHECK_MIN_MS), left);
+      batch.timer = setTimeout(() => this.lingered(batchKey), recheck);
+      return;
+    }
+    this.flush(batchKey);
+  }
+
+  /**
+   * Whether the request will fill in the time left: enough records wait to be consumed, it has
+   * filled so far at a pace that fills it in time, and it could fill beside the other requests
+   * gathering without their holding the whole window.
+   */
+  private fillsWithin(batch: OpenBatch, elapsed: number, left: number): boolean {
+    const room = this.options.maxRecipients - batch.count;
+    if ((this.options.waiting?.() ?? 0) < room) return false;
+    if (batch.count * left < room * elapsed) return false;
+    let gathering = 0;
+    for (const open of this.open.values()) gathering += open.count;
+    return gathering + room <= (this.options.windowRecords ?? Infinity);
   }
 
   private flush(batchKey: string): void {

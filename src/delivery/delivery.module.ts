@@ -10,6 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { CampaignBatcher } from './campaign.batcher';
 import { ContactListBatcher } from './contact-list.batcher';
 import { ContactListWindows } from './contact-list.windows';
+import { ConsumerBacklog } from './consumer-backlog';
 import { DeliveryService } from './delivery.service';
 import { CLOCK, systemClock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
@@ -30,13 +31,21 @@ import { VendorGate } from './vendor.gate';
   providers: [
     {
       provide: CampaignBatcher,
-      inject: [VendorClient, AppConfig, MetricsService, IDEMPOTENCY_STORE, Tracing],
+      inject: [
+        VendorClient,
+        AppConfig,
+        MetricsService,
+        IDEMPOTENCY_STORE,
+        Tracing,
+        ConsumerBacklog,
+      ],
       useFactory: (
         vendor: VendorClient,
-        { batching }: AppConfig,
+        { batching, consumer }: AppConfig,
         metrics: MetricsService,
         store: IdempotencyStore,
         tracing: Tracing,
+        backlog: ConsumerBacklog,
       ) =>
         new CampaignBatcher(
           campaignSenderOf(vendor, metrics),
@@ -44,6 +53,9 @@ import { VendorGate } from './vendor.gate';
             maxRecipients: batching.maxRecipients,
             maxBytes: batching.maxBytes,
             lingerMs: batching.lingerMs,
+            maxLingerMs: batching.maxLingerMs,
+            waiting: () => backlog.waiting(),
+            windowRecords: consumer.maxInFlight,
           },
           store,
           tracing,
@@ -65,10 +77,11 @@ import { VendorGate } from './vendor.gate';
         }),
     },
     { provide: CLOCK, useValue: systemClock },
+    ConsumerBacklog,
     VendorGate,
     DeliveryService,
   ],
-  exports: [DeliveryService, VendorGate],
+  exports: [DeliveryService, VendorGate, ConsumerBacklog],
 })
 export class DeliveryModule implements OnApplicationShutdown {
   constructor(

@@ -99,6 +99,18 @@ export class ConsumerStatus {
     }
   }
 
+  /**
+   * Records of the partitions owned and fetched from that wait to be taken in: from the offset
+   * after the last one admitted to the high watermark as last fetched.
+   */
+  waiting(): number {
+    let waiting = 0;
+    for (const { high, end } of this.work.values()) {
+      if (high !== undefined && high > end) waiting += Number(high - end);
+    }
+    return waiting;
+  }
+
   /** A record finished; `next` is the partition's new committable offset when it moved. */
   finished(topic: string, partition: number, next: string | undefined, now = Date.now()): void {
     this.progressAt = now;

@@ -127,7 +127,8 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
       return consumer;
     },
   } as unknown as Kafka;
-  const server = new KafkaBatchServer(kafka, options(overrides), new ConsumerStatus());
+  const status = new ConsumerStatus();
+  const server = new KafkaBatchServer(kafka, options(overrides), status);
   const held = new Map<string, HeldRecord>();
   server.addHandler(
     INBOUND_EVENT,
@@ -192,7 +193,7 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
     await flush();
   }
 
-  return { consumer, configs, server, held, fetch, at, rebalance };
+  return { consumer, configs, server, status, held, fetch, at, rebalance };
 }
 
 /** Stops the server while finishing every record it holds, so the stop does not wait them out. */
@@ -362,6 +363,22 @@ describe(KafkaBatchServer.name, () => {
     expect([...held.keys()]).toContain('9');
     expect(batch.resolved).toEqual(['7', '9']);
     expect(consumer.log.filter((line) => line.startsWith('pause'))).toEqual([]); // no refetch
+    await closeFinishing(server, held);
+  });
+
+  it('says how many records wait to be taken in: past the last admitted, up to the high watermark', async () => {
+    const { status, server, held, fetch, at } = await start({ maxInFlight: 4 });
+    expect(status.waiting()).toBe(0); // nothing fetched yet: nothing known to wait
+
+    const batch = fetch([0, 1, 2, 3, 4, 5], { highWatermark: 20 });
+    await flush();
+    expect(status.waiting()).toBe(16); // 4 admitted; 2 of the batch wait for room, 14 on the broker
+
+    for (const offset of [0, 1, 2, 3]) at(offset).finish();
+    await batch.done;
+    expect(status.waiting()).toBe(14); // finishing records does not change what waits
+    await fetch([6, 7], { highWatermark: 8 }).done;
+    expect(status.waiting()).toBe(0);
     await closeFinishing(server, held);
   });
 
