@@ -90,23 +90,21 @@ describe(CampaignBatcher.name, () => {
   });
 
   describe('while the consumer is behind', () => {
-    const stretching = (waiting: () => number, windowRecords = 1_000) => ({
-      maxRecipients: 10,
-      maxBytes: 1e6,
-      lingerMs: 50,
-      maxLingerMs: 400,
-      waiting,
-      windowRecords,
-    });
+    const stretching = (sender: CampaignSender, waiting: () => number, windowRecords = 1_000) =>
+      new CampaignBatcher(sender, {
+        maxRecipients: 10,
+        maxBytes: 1e6,
+        lingerMs: 50,
+        maxLingerMs: 400,
+        waiting,
+        windowRecords,
+      });
     const add = (batcher: CampaignBatcher, key: string, ...ns: number[]) =>
       batcher.add(key, { ...content, subject: key }, ns.map(recipient));
 
     it('keeps gathering past the linger while enough records wait to fill it', async () => {
       const sender = new RecordingSender();
-      const batcher = new CampaignBatcher(
-        sender,
-        stretching(() => 6),
-      );
+      const batcher = stretching(sender, () => 6);
       const first = add(batcher, 'k', 1, 2, 3, 4);
       await jest.advanceTimersByTimeAsync(60);
       expect(sender.requests).toHaveLength(0); // 6 wait: exactly the room left
@@ -120,10 +118,7 @@ describe(CampaignBatcher.name, () => {
 
     it('sends once its pace could no longer fill it before the longest linger', async () => {
       const sender = new RecordingSender();
-      const batcher = new CampaignBatcher(
-        sender,
-        stretching(() => 100),
-      );
+      const batcher = stretching(sender, () => 100);
       const delivery = add(batcher, 'k', 1, 2, 3, 4);
       // 4 in 150 ms fills the other 6 in the 250 ms left; 4 in 200 ms no longer does in 200
       await jest.advanceTimersByTimeAsync(199);
@@ -134,17 +129,11 @@ describe(CampaignBatcher.name, () => {
 
     it('sends at the linger when it fills too slowly, or fewer records wait than it has room for', async () => {
       const sender = new RecordingSender();
-      const slowly = new CampaignBatcher(
-        sender,
-        stretching(() => 100),
-      );
+      const slowly = stretching(sender, () => 100);
       const one = add(slowly, 'k', 1); // 1 in 50 ms: 9 more would take 450
       await jest.advanceTimersByTimeAsync(50);
       expect((await one).sent).toHaveLength(1);
-      const few = new CampaignBatcher(
-        sender,
-        stretching(() => 5),
-      );
+      const few = stretching(sender, () => 5);
       const four = add(few, 'k', 1, 2, 3, 4);
       await jest.advanceTimersByTimeAsync(50);
       expect((await four).sent).toHaveLength(4);
@@ -153,10 +142,7 @@ describe(CampaignBatcher.name, () => {
     it('sends at its next look once the backlog is taken in', async () => {
       const sender = new RecordingSender();
       let waiting = 100;
-      const batcher = new CampaignBatcher(
-        sender,
-        stretching(() => waiting),
-      );
+      const batcher = stretching(sender, () => waiting);
       const delivery = add(batcher, 'k', 1, 2, 3, 4);
       await jest.advanceTimersByTimeAsync(120);
       expect(sender.requests).toHaveLength(0);
@@ -167,10 +153,7 @@ describe(CampaignBatcher.name, () => {
 
     it('sends at the linger when the requests gathering could not all fill within the window', async () => {
       const sender = new RecordingSender();
-      const batcher = new CampaignBatcher(
-        sender,
-        stretching(() => 100, 18),
-      );
+      const batcher = stretching(sender, () => 100, 18);
       const a = add(batcher, 'a', 1, 2, 3);
       const b = add(batcher, 'b', 4, 5, 6, 7, 8);
       await jest.advanceTimersByTimeAsync(50); // a: 3 + 5 + room 7 = 15, b: 8 + room 5 = 13
