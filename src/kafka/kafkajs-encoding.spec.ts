@@ -2,9 +2,10 @@ import { createRequire } from 'node:module';
 
 /**
  * patches/kafkajs+2.2.4.patch makes kafkajs' encoder take its buffers from Node's pool without
- * zero-filling them, and sizes a record's and a header's buffer to what they hold. Every byte it
- * hands on must still be one it wrote: records encoded over a pool full of garbage decode back
- * exactly, through kafkajs' own decoder.
+ * zero-filling them, sizes a record's and a header's buffer to what they hold, writes varints
+ * straight into the buffer (int32-range varlongs without Long objects), and groups a produce
+ * call's messages per partition in one pass. Every byte it hands on must still be one it wrote:
+ * records encoded over a pool full of garbage decode back exactly, through kafkajs' own decoder.
  */
 const load = createRequire(__filename);
 
@@ -34,6 +35,21 @@ const decodeBatch = load('kafkajs/src/protocol/recordBatch/v0/decoder') as (
   decoder: unknown,
 ) => Promise<{ records: DecodedRecord[] }>;
 const Decoder = load('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+interface VarEncoder extends Encoded {
+  writeVarInt(value: number): VarEncoder;
+  writeVarLong(value: number): VarEncoder;
+}
+const Encoder = load('kafkajs/src/protocol/encoder') as (new (size?: number) => VarEncoder) & {
+  sizeOfVarInt(value: number): number;
+  sizeOfVarLong(value: number): number;
+};
+const VarDecoder = Decoder as new (buffer: Buffer) => {
+  readVarInt(): number;
+  readVarLong(): { toString(): string };
+};
+const groupMessagesPerPartition = load('kafkajs/src/producer/groupMessagesPerPartition') as (
+  input: Record<string, unknown>,
+) => Record<string, { value: string }[]>;
 
 /**
  * Fills the unused rest of Node's buffer pool (at least 4 KB of it) with 0xee, so that a byte
@@ -79,6 +95,48 @@ describe('kafkajs encoding with the project’s patch', () => {
       alloc.mockRestore();
       allocUnsafe.mockRestore();
     }
+  });
+
+  it('is applied: varints go straight into the buffer, not through a Buffer.from each', () => {
+    const from = jest.spyOn(Buffer, 'from');
+    try {
+      new Encoder().writeVarInt(300).writeVarLong(1_700);
+      expect(from).not.toHaveBeenCalled();
+    } finally {
+      from.mockRestore();
+    }
+  });
+
+  it('writes every varint and varlong kafkajs’ decoder reads back, in the size it said', () => {
+    const values = [0, 1, -1, 63, 64, -64, -65, 300, -300, 2 ** 30, -(2 ** 31), 2 ** 31 - 1];
+    // Beyond 32 bits a varlong takes kafkajs' own 64-bit path.
+    const longs = [...values, 2 ** 31, -(2 ** 31) - 1, 1_700_000_000_000, -(2 ** 40)];
+    const encoder = new Encoder(1);
+    for (const v of values) encoder.writeVarInt(v);
+    for (const v of longs) encoder.writeVarLong(v);
+    const size =
+      values.reduce((sum, v) => sum + Encoder.sizeOfVarInt(v), 0) +
+      longs.reduce((sum, v) => sum + Encoder.sizeOfVarLong(v), 0);
+
+    const decoder = new VarDecoder(encoder.buffer);
+    expect(values.map(() => decoder.readVarInt())).toEqual(values);
+    expect(longs.map(() => Number(decoder.readVarLong().toString()))).toEqual(longs);
+    expect(encoder.buffer.length).toBe(size);
+  });
+
+  it('groups a produce call’s messages per partition, each partition’s in their order', () => {
+    const messages = Array.from({ length: 9 }, (_, i) => ({ value: `m${i}` }));
+    const grouped = groupMessagesPerPartition({
+      topic: 'results',
+      partitionMetadata: [{ partitionId: 0 }, { partitionId: 1 }, { partitionId: 2 }],
+      messages,
+      partitioner: ({ message }: { message: { value: string } }) => Number(message.value[1]) % 3,
+    });
+    expect(grouped).toEqual({
+      0: [messages[0], messages[3], messages[6]],
+      1: [messages[1], messages[4], messages[7]],
+      2: [messages[2], messages[5], messages[8]],
+    });
   });
 
   it('decodes back every key, value and header it encoded', async () => {
