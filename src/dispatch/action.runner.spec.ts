@@ -169,13 +169,32 @@ describe(ActionRunner.name, () => {
     expect(published.map((p) => p.outcome)).toEqual([sent('req-1'), sent('req-1')]);
   });
 
+  it('hands a campaign no window order: only a contact-list window keeps the event', async () => {
+    const { delivery, runner } = setUp();
+    const running = runner.run(event, planned, source);
+    await settle();
+    expect(delivery.calls[0].ticket.order).toBeUndefined();
+    delivery.calls[0].answer(sent('req-1'));
+    expect(await running).toBe('sent');
+  });
+
   describe('an order stored in a contact-list window', () => {
     const inWindow: RecordedOutcome = { status: 'in-window', list: 'new-customers-20261121T1000Z' };
+    const windowed: PlannedAction = {
+      template: planned.template,
+      action: {
+        kind: 'contact-list',
+        mode: 'window',
+        listKey: 'new-customers',
+        window: { start: new Date('2026-11-21T10:00Z'), end: new Date('2026-11-21T11:00Z') },
+        members: [{ email: 'ada@example.com' }],
+      },
+    };
 
     it('records `in-window` and publishes nothing: the result comes with the list', async () => {
       const { delivery, published, runner, store } = setUp();
       const keyed = { ...source, key: Buffer.from('order-1'), headers: { traceparent: 'tp-1' } };
-      const running = runner.run(event, planned, keyed);
+      const running = runner.run(event, windowed, keyed);
       await settle();
       // What the window keeps to publish the result later: the event, the key and the trace.
       expect(delivery.calls[0].ticket.order).toEqual({

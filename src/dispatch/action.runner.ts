@@ -97,7 +97,12 @@ export class ActionRunner {
         }
         ambiguous = true;
       }
-      const order = windowOrder(key, event, template.name, source);
+      // Only a contact-list window keeps the event (its headers as text) until its list exists;
+      // built for it alone, not for every record a campaign holds in flight.
+      const order =
+        action.kind === 'contact-list' && action.mode === 'window'
+          ? windowOrder(key, event, template.name, source)
+          : undefined;
       outcome = await this.send(key, holder, action, { ambiguous, trace: source.trace, order });
     }
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
