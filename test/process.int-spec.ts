@@ -155,8 +155,8 @@ describe('the service process', () => {
 
   it('warns at start of a CONSUMER_MAX_IN_FLIGHT its heap cannot hold, and runs', async () => {
     const { sandbox, port, env } = await setUp();
-    // The image's heap flags: a heap limit of 140 MB.
-    const heap = '--max-old-space-size=128 --max-semi-space-size=4';
+    // The image's heap flags: a heap limit of 152 MB.
+    const heap = '--max-old-space-size=128 --max-semi-space-size=8';
     const service = track(
       startService(env({ NODE_OPTIONS: heap, CONSUMER_MAX_IN_FLIGHT: '5000' })),
       sandbox,
