@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import type { RecordedOutcome } from '../src/contracts/action-outcome';
 import { RedisIdempotencyStore } from '../src/idempotency/redis-idempotency.store';
 import { freePort } from './support/free-port';
 import { idempotencyStoreContract } from './support/idempotency-store.contract';
@@ -35,6 +36,43 @@ describe('RedisIdempotencyStore on the real Redis', () => {
       expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
       expect(results.filter((r) => r.kind === 'busy')).toHaveLength(19);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('records a batch of thousands of outcomes in one call, each kept for the retention', async () => {
+    const prefix = `mailbridge-test:${randomUUID()}:`;
+    const store = new RedisIdempotencyStore('redis://127.0.0.1:6379', 3_600, prefix);
+    await store.connect();
+    try {
+      const sent: RecordedOutcome = {
+        status: 'sent',
+        requestIds: ['r'],
+        message: 'ok',
+        recipientCount: 1,
+        batchRecipientCount: 1,
+      };
+      const mark: RecordedOutcome = { status: 'in-window', list: 'new-customers-20261124T0400Z' };
+      // A closing window's orders arrive as one call: three arguments per outcome would be more
+      // than a spread argument list may hold.
+      const many = Array.from({ length: 50_000 }, (_, n) => ({ key: `k${n}`, outcome: sent }));
+      await store.complete([...many, { key: 'k0', outcome: mark }, { key: 'm', outcome: mark }]);
+
+      const redis = store.client;
+      expect(await redis.keys(`${prefix}*`)).toHaveLength(50_001);
+      expect(await redis.get(`${prefix}k49999`)).toBe(`done|${JSON.stringify(sent)}`);
+      // The mark never replaces an outcome, even one recorded earlier in the same call.
+      expect(await redis.get(`${prefix}k0`)).toBe(`done|${JSON.stringify(sent)}`);
+      expect(await redis.get(`${prefix}m`)).toBe(`done|${JSON.stringify(mark)}`);
+      for (const key of ['k0', 'k49999', 'm']) {
+        const ttl = await redis.ttl(`${prefix}${key}`);
+        expect(ttl).toBeGreaterThan(3_500);
+        expect(ttl).toBeLessThanOrEqual(3_600);
+      }
+    } finally {
+      const keys = await store.client.keys(`${prefix}*`);
+      for (let i = 0; i < keys.length; i += 10_000)
+        await store.client.del(keys.slice(i, i + 10_000));
       await store.close();
     }
   });

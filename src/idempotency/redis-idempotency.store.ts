@@ -96,12 +96,21 @@ end
 return 1
 `;
 
-/** An order's in-window mark, unless its list's outcome is recorded already (the list closed). */
-const MARK_IN_WINDOW_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-if value and string.sub(value, 1, 5) == 'done|' then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return 1
+/**
+ * Records finished keys' outcomes, kept for ARGV[1] seconds: ARGV[1 + i] is KEYS[i]'s value, and
+ * ARGV[1 + #KEYS + i] says how — `set`, or `mark` for an order's in-window mark, written unless
+ * its list's outcome is recorded already (the list closed). One command for a whole batch of
+ * outcomes: a MULTI of one SET each made ioredis build a command object per key.
+ */
+const COMPLETE_SCRIPT = `
+local retention, count = ARGV[1], #KEYS
+for i, key in ipairs(KEYS) do
+  local current = ARGV[1 + count + i] == 'mark' and redis.call('GET', key)
+  if not (current and string.sub(current, 1, 5) == 'done|') then
+    redis.call('SET', key, ARGV[1 + i], 'EX', retention)
+  end
+end
+return count
 `;
 
 declare module 'ioredis' {
@@ -110,7 +119,8 @@ declare module 'ioredis' {
     mailbridgeRenew(key: string, ...args: string[]): Result<number, Context>;
     mailbridgeMarkSending(...keysThenHolders: string[]): Result<number[], Context>;
     mailbridgeRelease(key: string, holder: string): Result<number, Context>;
-    mailbridgeMarkInWindow(key: string, value: string, ttlSeconds: number): Result<number, Context>;
+    /** ioredis flattens array arguments one level: a batch's lists go without spreading. */
+    mailbridgeComplete(...keysThenArgs: Array<string | string[]>): Result<number, Context>;
   }
 }
 
@@ -183,10 +193,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    this.redis.defineCommand('mailbridgeMarkInWindow', {
-      numberOfKeys: 1,
-      lua: MARK_IN_WINDOW_SCRIPT,
-    });
+    this.redis.defineCommand('mailbridgeComplete', { lua: COMPLETE_SCRIPT });
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.redis.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
@@ -293,20 +300,19 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.completions.call(outcomes);
   }
 
-  /** One transaction for the outcomes recorded in a turn: all of them, or none. */
+  /** One script call for the outcomes recorded in a turn, run on the server as one. */
   private async completeMany(
     calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>,
   ): Promise<void[]> {
-    const transaction = this.redis.multi();
-    for (const { key, outcome } of calls.flat()) {
-      const value = `done|${JSON.stringify(outcome)}`;
-      if (outcome.status === 'in-window') {
-        transaction.mailbridgeMarkInWindow(this.prefix + key, value, this.ttlSeconds);
-      } else transaction.set(this.prefix + key, value, 'EX', this.ttlSeconds);
-    }
-    const replies = await transaction.exec();
-    const failed = replies?.find(([error]) => error !== null)?.[0];
-    if (!replies || failed) throw failed ?? new Error('idempotency store: transaction aborted');
+    const outcomes = calls.flat();
+    // A closing window's orders come as one call, so a batch may hold thousands of outcomes.
+    await this.redis.mailbridgeComplete(
+      String(outcomes.length),
+      outcomes.map(({ key }) => this.prefix + key),
+      String(this.ttlSeconds),
+      outcomes.map(({ outcome }) => `done|${JSON.stringify(outcome)}`),
+      outcomes.map(({ outcome }) => (outcome.status === 'in-window' ? 'mark' : 'set')),
+    );
     return calls.map(() => undefined);
   }
 
