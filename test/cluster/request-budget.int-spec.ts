@@ -38,7 +38,7 @@ describe('three replicas sharing the contacts budget of 60 a minute', () => {
         const r = fixture.collector.results<EmailContactListCreatedV1>(
           fixture.topics.TOPIC_CONTACT_LIST_CREATED,
         );
-        return r.length >= LISTS ? r : undefined;
+        return new Set(r.map((x) => x.sourceeventid)).size >= LISTS ? r : undefined;
       },
       { timeoutMs: 240_000, intervalMs: 500, what: 'every contact list to be created' },
     ).catch((error: unknown) => {
@@ -61,11 +61,29 @@ describe('three replicas sharing the contacts budget of 60 a minute', () => {
     for (const count of perCalendarMinute(arrivals).values()) expect(count).toBeLessThanOrEqual(60);
     expect(busiest).toBeLessThanOrEqual(60);
 
-    // Exactly one result per command, none failed, and no list name created twice.
-    expect(results).toHaveLength(LISTS);
-    expect(new Set(results.map((r) => r.sourceeventid))).toEqual(
-      new Set(commands.map((c) => c.id)),
-    );
+    // Exactly one result per command, none failed, and no list name created twice. A rebalance
+    // (a replica starved past its session timeout, say) may publish a recorded outcome again:
+    // the copy carries the same id and list (README, "Results and offsets are not one Kafka
+    // transaction"), so results count per command, and any conflicting copy fails.
+    const byCommand = new Map<string, EmailContactListCreatedV1>();
+    const conflicting: string[] = [];
+    for (const r of results) {
+      const first = byCommand.get(r.sourceeventid);
+      if (!first) byCommand.set(r.sourceeventid, r);
+      else if (first.id !== r.id || first.data.listId !== r.data.listId) {
+        conflicting.push(r.sourceeventid);
+      }
+    }
+    if (results.length > LISTS) {
+      const said = replicas.all.map(
+        (r) => r.service.output().split('handled before: its result published again').length - 1,
+      );
+      console.log(
+        `results published again: ${results.length - LISTS}; the replicas said so ${said.join(' / ')} times`,
+      );
+    }
+    expect(conflicting).toEqual([]);
+    expect(new Set(byCommand.keys())).toEqual(new Set(commands.map((c) => c.id)));
     expect(fixture.collector.count(fixture.topics.TOPIC_DISPATCH_FAILED)).toBe(0);
     const names = contacts
       .filter((r) => r.status === 200)
