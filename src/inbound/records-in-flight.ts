@@ -37,20 +37,33 @@ export class RecordsInFlight {
   /** Runs an admitted record to its outcome in the background. */
   start(handler: MessageHandler, record: ConsumedRecord, progress: PartitionProgress): void {
     const size = sizeOf(record);
-    const run = async (): Promise<void> => {
+    const leave = () => {
+      this.running.delete(done);
+      this.window.leave(size);
+    };
+    // One async function and one continuation per record (thousands are in flight at once). `run`
+    // rejects only if telling its end threw, a bug that must still surface.
+    const done = this.run(handler, record, progress).then(leave, (error: unknown) => {
+      leave();
+      throw error;
+    });
+    this.running.add(done);
+  }
+
+  /** Tells `ends` how the record ended. */
+  private async run(
+    handler: MessageHandler,
+    record: ConsumedRecord,
+    progress: PartitionProgress,
+  ): Promise<void> {
+    try {
       const outcome: unknown = await handler(record);
       if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
-    };
-    const done = run()
-      .then(
-        () => this.ends.finished(record, progress, progress.complete(record.offset)),
-        (error: unknown) => this.ends.failed(record, progress, error),
-      )
-      .finally(() => {
-        this.running.delete(done);
-        this.window.leave(size);
-      });
-    this.running.add(done);
+    } catch (error) {
+      this.ends.failed(record, progress, error);
+      return;
+    }
+    this.ends.finished(record, progress, progress.complete(record.offset));
   }
 
   /** Records started and not yet at their outcome. */
