@@ -19,6 +19,7 @@ import { windowHeapWarning } from './inbound/window-heap';
 import { MetricsService } from './metrics/metrics.service';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 import { createServiceLogger, ServiceLogger } from './logging/service-logger';
+import { LogScrubber } from './logging/log-scrubber';
 
 /**
  * Builds the service and starts its HTTP server, so that `/health/live` answers (and
@@ -113,5 +114,8 @@ export function serviceLoggerFor(
   destination?: DestinationStream,
 ): ServiceLogger {
   const settings = { level: config.logLevel, format: config.logFormat, secrets: config.secrets };
-  return new ServiceLogger(createServiceLogger(settings, destination));
+  return new ServiceLogger(
+    createServiceLogger(settings, destination),
+    new LogScrubber(settings.secrets),
+  );
 }

@@ -25,26 +25,28 @@ export function outcomeLogLine(
   status: ActionStatus,
   outcome: ActionOutcome,
   fields: ReturnType<typeof eventLogFields>,
-) {
-  const base = { ...fields, status, ...(outcome.ambiguous ? { ambiguous: true } : {}) };
-  const what = status === 'duplicate' ? 'handled before: its result published again' : status;
+): Record<string, unknown> {
+  // Built as one object: one of these is written for every event.
+  const line: Record<string, unknown> = {
+    msg: status === 'duplicate' ? 'handled before: its result published again' : status,
+    ...fields,
+    status,
+  };
+  if (outcome.ambiguous) line.ambiguous = true;
   switch (outcome.status) {
     case 'sent':
-      return {
-        msg: what,
-        ...base,
-        requestIds: outcome.requestIds,
-        recipients: outcome.recipientCount,
-      };
+      line.requestIds = outcome.requestIds;
+      line.recipients = outcome.recipientCount;
+      break;
     case 'created':
-      return { msg: what, ...base, listId: outcome.listId, members: outcome.memberCount };
+      line.listId = outcome.listId;
+      line.members = outcome.memberCount;
+      break;
     case 'failed':
-      return {
-        msg: what,
-        ...base,
-        errorCode: outcome.errorCode,
-        vendorStatus: outcome.vendorStatus,
-        reason: outcome.message,
-      };
+      line.errorCode = outcome.errorCode;
+      line.vendorStatus = outcome.vendorStatus;
+      line.reason = outcome.message;
+      break;
   }
+  return line;
 }

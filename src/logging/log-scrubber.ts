@@ -50,9 +50,10 @@ export class LogScrubber {
       return copy;
     }
     if (Array.isArray(value)) return value.map((item) => this.scrubFields(item, depth + 1));
+    const fields = value as Record<string, unknown>;
     const copy: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) {
-      copy[key] = SECRET_FIELDS.has(key) ? REDACTED : this.scrubFields(field, depth + 1);
+    for (const key of Object.keys(fields)) {
+      copy[key] = SECRET_FIELDS.has(key) ? REDACTED : this.scrubFields(fields[key], depth + 1);
     }
     return copy;
   }

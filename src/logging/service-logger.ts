@@ -11,6 +11,9 @@ export interface LogSettings {
   secrets: readonly string[];
 }
 
+/** Child loggers kept, one per Nest context; all are forgotten when there would be more. */
+const MAX_CONTEXTS = 256;
+
 /** Nest's level names (the LOG_LEVEL values) in pino's. */
 const PINO_LEVEL: Record<LogLevel, Level> = {
   error: 'error',
@@ -69,7 +72,14 @@ function defaultDestination(format: LogFormat): DestinationStream {
  * object: its fields become the line's fields (the per-event lines do this), `msg` its text.
  */
 export class ServiceLogger implements LoggerService {
-  constructor(readonly pino: Logger) {}
+  /** A child logger per Nest context, which pino writes without copying each line's fields. */
+  private readonly contexts = new Map<string, Logger>();
+
+  constructor(
+    readonly pino: Logger,
+    /** For the contexts: a child's bindings are written as they are, not through pino's hook. */
+    private readonly scrubber: LogScrubber,
+  ) {}
 
   log(message: unknown, ...params: unknown[]): void {
     this.write('info', message, params);
@@ -98,17 +108,30 @@ export class ServiceLogger implements LoggerService {
   /** Nest calls `(message, context)`, and `(message, stack, context)` for errors. */
   private write(level: Level, message: unknown, params: unknown[]): void {
     if (!this.pino.isLevelEnabled(level)) return;
-    const rest = [...params];
-    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? rest.pop() : undefined;
-    const stack = typeof rest[0] === 'string' ? rest[0] : undefined;
-    const fields: Record<string, unknown> = context === undefined ? {} : { context };
+    const last = params.at(-1);
+    const context = typeof last === 'string' ? last : undefined;
+    const first = params.length > (context === undefined ? 0 : 1) ? params[0] : undefined;
+    const logger = this.loggerFor(context);
     if (message instanceof Error) {
-      this.pino[level]({ ...fields, err: message }, message.message);
+      logger[level]({ err: message }, message.message);
     } else if (typeof message === 'object' && message !== null) {
-      this.pino[level]({ ...fields, ...message });
+      logger[level](message);
+    } else if (typeof first === 'string') {
+      logger[level]({ stack: first }, String(message));
     } else {
-      if (stack !== undefined) fields.stack = stack;
-      this.pino[level](fields, String(message));
+      logger[level](String(message));
     }
+  }
+
+  private loggerFor(context: string | undefined): Logger {
+    if (context === undefined) return this.pino;
+    let child = this.contexts.get(context);
+    if (!child) {
+      // Contexts are class names, a few dozen; a caller that made them up cannot grow this.
+      if (this.contexts.size >= MAX_CONTEXTS) this.contexts.clear();
+      child = this.pino.child({ context: this.scrubber.scrub(context) });
+      this.contexts.set(context, child);
+    }
+    return child;
   }
 }
