@@ -96,13 +96,14 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const config = {
     idempotency: { claimTtlMs: CLAIM_TTL_MS, ambiguousSendPolicy: policy },
   } as unknown as AppConfig;
+  let handlings = 0;
   const runner = new ActionRunner(
     config,
     store,
     delivery as unknown as DeliveryService,
     publisher,
     metrics,
-    { id: ME } as unknown as InstanceLiveness,
+    { id: ME, nextHandling: () => `h${(handlings += 1)}` } as unknown as InstanceLiveness,
     clock,
   );
   // This process is alive for the whole spec, as InstanceLiveness keeps it.

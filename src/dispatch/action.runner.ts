@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
@@ -56,7 +55,10 @@ export class ActionRunner {
   ): Promise<ActionStatus> {
     const key = `${event.id}:${template.name}`;
     const fields = () => eventLogFields(event, template.name, source);
-    const holder: ClaimHolder = { instance: this.instance.id, handling: randomUUID() };
+    const holder: ClaimHolder = {
+      instance: this.instance.id,
+      handling: this.instance.nextHandling(),
+    };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
     let outcome: RecordedOutcome | undefined;

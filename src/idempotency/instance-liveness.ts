@@ -19,6 +19,7 @@ import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency.store';
 export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(InstanceLiveness.name);
   readonly id = randomUUID();
+  private handlings = 0;
   private timer?: NodeJS.Timeout;
   private beating?: Promise<void>;
 
@@ -26,6 +27,15 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
     @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
   ) {}
+
+  /**
+   * A name for one handling of a record, unique within this instance (and so, with its id, among
+   * all): a count, not a random id, since one is drawn for every action of every record.
+   */
+  nextHandling(): string {
+    this.handlings += 1;
+    return this.handlings.toString(36);
+  }
 
   /**
    * Beats now, then every quarter of the TTL. Not awaited, so that a Redis that is down at start
