@@ -26,10 +26,13 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * but cannot be encoded as UTF-8 for the vendor).
  */
 export function checkJsonLimits(root: unknown): void {
-  const pending: Array<[value: unknown, depth: number]> = [[root, 1]];
+  // Values and their depths on two stacks, not a pair per value: every event is walked.
+  const pending: unknown[] = [root];
+  const depths: number[] = [1];
   let entries = 0;
   while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
+    const value = pending.pop();
+    const depth = depths.pop()!;
     if (typeof value === 'string') {
       if (!isWellFormed(value)) throw malformed();
       continue;
@@ -46,7 +49,10 @@ export function checkJsonLimits(root: unknown): void {
         `more than ${MAX_JSON_ENTRIES} fields and elements`,
       );
     }
-    for (const child of children) pending.push([child, depth + 1]);
+    for (const child of children) {
+      pending.push(child);
+      depths.push(depth + 1);
+    }
   }
 }
 
