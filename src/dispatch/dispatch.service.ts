@@ -35,7 +35,11 @@ export class DispatchService {
       const message = `a template for '${event.type}' could not plan it (${name})`;
       return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
     }
-    const outcomes = await Promise.all(planned.map((p) => this.runner.run(event, p, source)));
+    // One template is the common case: no Promise.all for it (every record in flight holds one).
+    const outcomes =
+      planned.length === 1
+        ? [await this.runner.run(event, planned[0], source)]
+        : await Promise.all(planned.map((p) => this.runner.run(event, p, source)));
     return {
       kind: 'dispatched',
       actions: Object.fromEntries(templates.map((t, i) => [t.name, outcomes[i]])),

@@ -77,7 +77,12 @@ export class Tracing {
       },
       parent,
     );
-    return { span, context: trace.setSpan(parent, span) };
+    // Without an SDK the span has no valid context to pass on, and the event keeps its parent's
+    // context (the root one): not a context of its own held through every record's send.
+    const context = trace.isSpanContextValid(span.spanContext())
+      ? trace.setSpan(parent, span)
+      : parent;
+    return { span, context };
   }
 
   /**
