@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
  * patches/kafkajs+2.2.4.patch makes kafkajs' encoder take its buffers from Node's pool without
  * zero-filling them, sizes a record's and a header's buffer to what they hold, writes varints
  * straight into the buffer (int32-range varlongs without Long objects), and groups a produce
- * call's messages per partition in one pass. Every byte it hands on must still be one it wrote:
+ * call's messages per partition in one pass, and hashes record keys (murmur2) in 32-bit ints
+ * rather than Long objects. Every byte it hands on must still be one it wrote:
  * records encoded over a pool full of garbage decode back exactly, through kafkajs' own decoder.
  */
 const load = createRequire(__filename);
@@ -47,9 +48,38 @@ const VarDecoder = Decoder as new (buffer: Buffer) => {
   readVarInt(): number;
   readVarLong(): { toString(): string };
 };
+const murmur2 = load('kafkajs/src/producer/partitioners/default/murmur2') as (
+  key: Buffer | string,
+) => number;
+const Long = load('kafkajs/src/utils/long') as { fromValue(value: unknown): unknown };
 const groupMessagesPerPartition = load('kafkajs/src/producer/groupMessagesPerPartition') as (
   input: Record<string, unknown>,
 ) => Record<string, { value: string }[]>;
+
+/** Kafka's murmur2 (`Utils.murmur2`) as Java computes it, in 32-bit ints, through BigInt. */
+function javaMurmur2(data: Buffer): number {
+  const int = (v: bigint) => BigInt.asIntN(32, v);
+  const m = 0x5bd1e995n;
+  const length = data.length;
+  let h = int(0x9747b28cn ^ BigInt(length));
+  const ushr = (v: bigint, bits: bigint) => int(BigInt.asUintN(32, v) >> bits);
+  for (let i = 0; i + 4 <= length; i += 4) {
+    let k = int(BigInt(data.readInt32LE(i)));
+    k = int(k * m);
+    k = int(k ^ ushr(k, 24n));
+    k = int(k * m);
+    h = int(int(h * m) ^ k);
+  }
+  const tail = length & ~3;
+  const rest = length % 4;
+  if (rest >= 3) h = int(h ^ BigInt(data[tail + 2] << 16));
+  if (rest >= 2) h = int(h ^ BigInt(data[tail + 1] << 8));
+  if (rest >= 1) h = int(int(h ^ BigInt(data[tail])) * m);
+  h = int(h ^ ushr(h, 13n));
+  h = int(h * m);
+  h = int(h ^ ushr(h, 15n));
+  return Number(h);
+}
 
 /**
  * Fills the unused rest of Node's buffer pool (at least 4 KB of it) with 0xee, so that a byte
@@ -122,6 +152,33 @@ describe('kafkajs encoding with the project’s patch', () => {
     expect(values.map(() => decoder.readVarInt())).toEqual(values);
     expect(longs.map(() => Number(decoder.readVarLong().toString()))).toEqual(longs);
     expect(encoder.buffer.length).toBe(size);
+  });
+
+  it('hashes keys as Kafka does (its own test vectors), in int arithmetic, not Long objects', () => {
+    // Kafka's UtilsTest.testMurmur2: the partition of a keyed record is the same from any client.
+    const vectors: Array<[string, number]> = [
+      ['21', -973932308],
+      ['foobar', -790332482],
+      ['a-little-bit-long-string', -985981536],
+      ['a-little-bit-longer-string', -1486304829],
+      ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+      ['abc', 479470107],
+    ];
+    const fromValue = jest.spyOn(Long, 'fromValue');
+    try {
+      expect(vectors.map(([key]) => murmur2(Buffer.from(key)))).toEqual(vectors.map(([, h]) => h));
+      expect(fromValue).not.toHaveBeenCalled();
+    } finally {
+      fromValue.mockRestore();
+    }
+    let seed = 7;
+    for (let n = 0; n < 2_000; n++) {
+      const key = Buffer.alloc(n % 41, 0).map(
+        () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) & 0xff,
+      );
+      expect(murmur2(key)).toBe(javaMurmur2(key));
+    }
+    expect(murmur2('8f14e45f-ceea-467f')).toBe(javaMurmur2(Buffer.from('8f14e45f-ceea-467f')));
   });
 
   it('groups a produce call’s messages per partition, each partition’s in their order', () => {
