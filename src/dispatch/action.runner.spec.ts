@@ -325,4 +325,27 @@ describe(ActionRunner.name, () => {
     expect(await running).toBe('sent');
     expect(clock.pending).toBe(0);
   });
+
+  it('renews every claim being sent with one timer, and holds each of them', async () => {
+    const { clock, delivery, runner, store } = setUp();
+    const later = { ...event, id: 'evt-2' };
+    const first = runner.run(event, planned, source);
+    const second = runner.run(later, planned, { ...source, offset: '43' });
+    await settle();
+    expect(delivery.calls).toHaveLength(2);
+    expect(clock.pending).toBe(1); // one renewal timer, not one per record
+
+    await clock.advance(4 * CLAIM_TTL_MS);
+    for (const key of [KEY, 'evt-2:welcome']) {
+      expect((await store.claim(key, stranger('rival'), CLAIM_TTL_MS)).kind).toBe('busy');
+    }
+    delivery.calls[0].answer(sent('req-1'));
+    expect(await first).toBe('sent');
+    expect(clock.pending).toBe(1); // the second is still being sent
+    await clock.advance(4 * CLAIM_TTL_MS);
+    expect((await store.claim('evt-2:welcome', stranger('rival'), CLAIM_TTL_MS)).kind).toBe('busy');
+    delivery.calls[1].answer(sent('req-2'));
+    expect(await second).toBe('sent');
+    expect(clock.pending).toBe(0);
+  });
 });

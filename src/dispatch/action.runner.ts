@@ -13,6 +13,7 @@ import type { IHeaders } from 'kafkajs';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
+  type HeldClaim,
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
@@ -37,6 +38,9 @@ const BUSY_RETRY_MS = 500;
 @Injectable()
 export class ActionRunner {
   private readonly logger = new Logger(ActionRunner.name);
+  /** Claims whose action is with the vendor, kept alive by one timer for all of them. */
+  private readonly sending = new Set<HeldClaim>();
+  private stopRenewing?: () => void;
 
   constructor(
     private readonly config: AppConfig,
@@ -130,23 +134,43 @@ export class ActionRunner {
     action: TemplateAction,
     ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order'>,
   ): Promise<RecordedOutcome | undefined> {
-    const { claimTtlMs } = this.config.idempotency;
-    // Keep the claim alive however long the vendor makes us wait.
-    const stopRenewing = this.clock.every(claimTtlMs / 3, () => {
-      this.store.renew(key, holder, claimTtlMs).then(
-        (held) => held || this.logger.warn(`claim on ${key} was taken over while running`),
-        (e: Error) => this.logger.warn(`claim renewal: ${e.message}`),
-      );
-    });
+    const claim: HeldClaim = { key, holder };
+    this.keepAlive(claim);
     try {
-      return await this.vendor.execute(action, { claim: { key, holder }, ...ticket });
+      return await this.vendor.execute(action, { claim, ...ticket });
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
       await this.store.release(key, holder).catch(() => undefined);
       throw error;
     } finally {
-      stopRenewing();
+      this.letGo(claim);
     }
+  }
+
+  /**
+   * Keeps the claim alive however long the vendor makes us wait: every third of the claim TTL,
+   * one timer renews every claim being sent (thousands are, at once, under load), rather than a
+   * timer of each. A claim is renewed at most a third of the TTL after it joins.
+   */
+  private keepAlive(claim: HeldClaim): void {
+    this.sending.add(claim);
+    if (this.stopRenewing) return;
+    const { claimTtlMs } = this.config.idempotency;
+    this.stopRenewing = this.clock.every(claimTtlMs / 3, () => {
+      for (const { key, holder } of this.sending) {
+        this.store.renew(key, holder, claimTtlMs).then(
+          (held) => held || this.logger.warn(`claim on ${key} was taken over while running`),
+          (e: Error) => this.logger.warn(`claim renewal: ${e.message}`),
+        );
+      }
+    });
+  }
+
+  private letGo(claim: HeldClaim): void {
+    this.sending.delete(claim);
+    if (this.sending.size > 0) return;
+    this.stopRenewing?.();
+    this.stopRenewing = undefined;
   }
 }
 
