@@ -5,7 +5,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { ConsumerStatus } from './consumer-status';
 import { KafkaBatchServer, type KafkaBatchServerOptions } from './kafka-batch.server';
 import type { PartitionOffset } from './offset-committer';
-import { INBOUND_EVENT } from './inbound-pattern';
+import { INBOUND_RECORDS } from './inbound-pattern';
 
 const TOPIC = 'orders';
 const EVENTS = {
@@ -130,14 +130,29 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
   const status = new ConsumerStatus();
   const server = new KafkaBatchServer(kafka, options(overrides), status);
   const held = new Map<string, HeldRecord>();
+  /** The offsets of each handler call. */
+  const calls: string[][] = [];
+  let nextCallFails: Error | undefined;
   server.addHandler(
-    INBOUND_EVENT,
-    (record: ConsumedRecord) =>
-      new Promise<void>((finish, fail) => {
-        held.set(record.offset, { record, finish, fail });
-      }),
+    INBOUND_RECORDS,
+    (records: ConsumedRecord[]) => {
+      calls.push(records.map((r) => r.offset));
+      const failure = nextCallFails;
+      nextCallFails = undefined;
+      // As Nest's exception filter answers a handler that threw.
+      if (failure) return Promise.reject(failure);
+      return Promise.resolve(
+        records.map(
+          (record) =>
+            new Promise<void>((finish, fail) => {
+              held.set(record.offset, { record, finish, fail });
+            }),
+        ),
+      );
+    },
     true,
   );
+  const failNextCall = (error: Error) => (nextCallFails = error);
   await new Promise<void>((resolve, reject) =>
     server.listen((error) =>
       error ? reject(new Error('listen failed', { cause: error })) : resolve(),
@@ -193,7 +208,7 @@ async function start(overrides: Partial<KafkaBatchServerOptions> = {}) {
     await flush();
   }
 
-  return { consumer, configs, server, status, held, fetch, at, rebalance };
+  return { consumer, configs, server, status, held, calls, failNextCall, fetch, at, rebalance };
 }
 
 /** Stops the server while finishing every record it holds, so the stop does not wait them out. */
@@ -311,6 +326,25 @@ describe(KafkaBatchServer.name, () => {
     expect(batch.resolved).toEqual(['2']);
     expect(consumer.commits).toEqual([]); // nothing has an outcome yet
     await closeFinishing(server, held);
+  });
+
+  it('hands the records admitted together to one handler call; a failed call rewinds to its first', async () => {
+    const { consumer, server, calls, failNextCall, fetch, at, rebalance } = await start();
+    await fetch([0, 1, 2]).done;
+    expect(calls).toEqual([['0', '1', '2']]);
+    for (const offset of [0, 1, 2]) at(offset).finish();
+
+    failNextCall(new Error('the handler threw'));
+    await fetch([3, 4]).done;
+    await flush();
+    expect(calls).toEqual([
+      ['0', '1', '2'],
+      ['3', '4'],
+    ]);
+    expect(consumer.log).toEqual(['pause 0', 'seek 0@3']);
+    await rebalance();
+    expect(consumer.commits).toEqual(committed(3));
+    await server.close();
   });
 
   it('commits a partition only up to its first record without an outcome', async () => {

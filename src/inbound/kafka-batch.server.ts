@@ -14,7 +14,7 @@ import {
 import { FetchPauses } from './fetch-pauses';
 import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
-import { INBOUND_EVENT } from './inbound-pattern';
+import { INBOUND_RECORDS } from './inbound-pattern';
 import { RecordsInFlight } from './records-in-flight';
 import { settleWithin } from './settle-within';
 
@@ -61,8 +61,9 @@ const REWIND_DELAY_MS = 1_000;
  * share one vendor request), fetching that goes on while they wait, and offsets committed only up
  * to the first record that has not reached its outcome.
  *
- * Every configured topic routes to the one `@EventPattern(INBOUND_EVENT)` handler; the handler's
- * promise settles when the record's outcome is on Kafka. A batch hands its records to
+ * Every configured topic routes to the one `@EventPattern(INBOUND_RECORDS)` handler, given the
+ * records of a partition admitted together; each record's promise it answers settles when that
+ * record's outcome is on Kafka. A batch hands its records to
  * {@link RecordsInFlight} and returns as soon as they are admitted, not when they finish: kafkajs
  * fetches again only when every batch of its last fetch has returned, so a batch that waited for
  * its records held every partition to its slowest record's linger and vendor call. What bounds
@@ -227,8 +228,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     if (this.stopped)
       throw Object.assign(new Error('the transport has stopped'), { retriable: false });
     const { topic, partition, messages } = payload.batch;
-    const handler = this.getHandlerByPattern(INBOUND_EVENT);
-    if (!handler) throw new Error(`no handler registered for ${INBOUND_EVENT}`);
+    const handler = this.getHandlerByPattern(INBOUND_RECORDS);
+    if (!handler) throw new Error(`no handler registered for ${INBOUND_RECORDS}`);
     this.options.metrics?.batchRecords.observe(messages.length);
     let next = 0;
     // While stopping, or once kafkajs gave the batch up (a rebalance, a seek), start nothing
@@ -258,7 +259,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     const last = admitted[admitted.length - 1].offset;
     this.consumerStatus.fetched(topic, partition, admitted[0].offset, last);
     this.consumerStatus.highWatermark(topic, partition, payload.batch.highWatermark);
-    for (const record of admitted) this.records.start(handler, record, progress);
+    this.records.start(handler, admitted, progress);
     payload.resolveOffset(last);
   }
 

@@ -2,6 +2,7 @@ import type { MessageHandler } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 import { InFlightWindow, type WindowLimits } from './in-flight-window';
+import { INBOUND_RECORDS } from './inbound-pattern';
 import type { PartitionProgress } from './partition-progress';
 
 /** What the transport does when a record reaches its outcome, or fails to. */
@@ -34,8 +35,21 @@ export class RecordsInFlight {
     return this.window.tryEnter(sizeOf(record));
   }
 
-  /** Runs an admitted record to its outcome in the background. */
-  start(handler: MessageHandler, record: ConsumedRecord, progress: PartitionProgress): void {
+  /**
+   * Runs admitted records of one partition to their outcomes in the background: one call of the
+   * handler for all of them (see {@link INBOUND_RECORDS}), then each record followed on its own.
+   */
+  start(handler: MessageHandler, records: ConsumedRecord[], progress: PartitionProgress): void {
+    const outcomes = outcomesOf(handler, records);
+    records.forEach((record, index) => this.follow(outcomes, index, record, progress));
+  }
+
+  private follow(
+    outcomes: Promise<unknown[]>,
+    index: number,
+    record: ConsumedRecord,
+    progress: PartitionProgress,
+  ): void {
     const size = sizeOf(record);
     const leave = () => {
       this.running.delete(done);
@@ -43,7 +57,7 @@ export class RecordsInFlight {
     };
     // One async function and one continuation per record (thousands are in flight at once). `run`
     // rejects only if telling its end threw, a bug that must still surface.
-    const done = this.run(handler, record, progress).then(leave, (error: unknown) => {
+    const done = this.run(outcomes, index, record, progress).then(leave, (error: unknown) => {
       leave();
       throw error;
     });
@@ -52,13 +66,15 @@ export class RecordsInFlight {
 
   /** Tells `ends` how the record ended. */
   private async run(
-    handler: MessageHandler,
+    outcomes: Promise<unknown[]>,
+    index: number,
     record: ConsumedRecord,
     progress: PartitionProgress,
   ): Promise<void> {
     try {
-      const outcome: unknown = await handler(record);
-      if (isObservable(outcome)) await lastValueFrom(outcome, { defaultValue: undefined });
+      await (
+        await outcomes
+      )[index];
     } catch (error) {
       this.ends.failed(record, progress, error);
       return;
@@ -75,6 +91,19 @@ export class RecordsInFlight {
   async drained(): Promise<void> {
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
+}
+
+/**
+ * The handler's promise of each record's outcome, in the records' order. When the call itself
+ * fails (an exception filter's answer), or answers something else, every record of it fails.
+ */
+async function outcomesOf(handler: MessageHandler, records: ConsumedRecord[]): Promise<unknown[]> {
+  let outcomes: unknown = await handler(records);
+  if (isObservable(outcomes)) outcomes = await lastValueFrom(outcomes, { defaultValue: undefined });
+  if (!Array.isArray(outcomes) || outcomes.length !== records.length) {
+    throw new Error(`the ${INBOUND_RECORDS} handler must answer one outcome per record`);
+  }
+  return outcomes as unknown[];
 }
 
 /** What a fetched record weighs in the window: its key and value. */
