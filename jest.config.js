@@ -15,8 +15,9 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       setupFiles,
-      // The @mailbridge/contracts package's specs run against its build (dist), as users get it.
-      roots: ['<rootDir>/src', '<rootDir>/packages/contracts/test'],
+      // The @mailbridge/contracts package's specs run against its build (dist), as users get it;
+      // the chaos harness's judgement is specified beside it.
+      roots: ['<rootDir>/src', '<rootDir>/packages/contracts/test', '<rootDir>/chaos'],
       testMatch: ['**/*.spec.ts'],
     },
     {

@@ -5,8 +5,8 @@ export const SHUTDOWN_MARGIN_MS = 5_000;
 
 /**
  * The reasons a run fails, each a sentence with its figure. The service's rules (nothing lost,
- * no unexplained double, one list per name, a stop that ends, and under `fail` no double and
- * every ambiguous send reported) come first; then the harness's own: a run that did not
+ * no unexplained double, a list's members included, a stop that ends, and under `fail` no
+ * double, no list twice and every ambiguous send reported) come first; then the harness's own: a run that did not
  * inject the faults it promised, or could not see everything, proves nothing.
  */
 export function verdict(
@@ -24,9 +24,13 @@ export function verdict(
   fail(a.lostSends > 0, `${a.lostSends} lost sends (no accepted send and no failure result)`);
   fail(a.lostResults > 0, `${a.lostResults} lost results (an event/template without any result)`);
   fail(a.doubles.unexplained > 0, `${a.doubles.unexplained} unexplained doubles`);
+  // Every member of a list created twice is a double of its order's action, judged above: under
+  // `resend` a list written, then taken over unanswered, is created again (the policy's price,
+  // as a campaign is sent again) and its results say so, or its members are unexplained doubles.
+  // Under `fail` nothing may be created twice.
   fail(
-    run.vendor.listsCreatedTwice > 0,
-    `${run.vendor.listsCreatedTwice} contact lists created more than once`,
+    run.policy === 'fail' && run.vendor.listsCreatedTwice > 0,
+    `${run.vendor.listsCreatedTwice} contact lists created more than once under the at-most-once policy`,
   );
   for (const t of run.sigterms) {
     fail(
