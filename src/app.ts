@@ -19,7 +19,6 @@ import { windowHeapWarning } from './inbound/window-heap';
 import { MetricsService } from './metrics/metrics.service';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 import { createServiceLogger, ServiceLogger } from './logging/service-logger';
-import { LogScrubber } from './logging/log-scrubber';
 
 /**
  * Builds the service and starts its HTTP server, so that `/health/live` answers (and
@@ -114,8 +113,5 @@ export function serviceLoggerFor(
   destination?: DestinationStream,
 ): ServiceLogger {
   const settings = { level: config.logLevel, format: config.logFormat, secrets: config.secrets };
-  return new ServiceLogger(
-    createServiceLogger(settings, destination),
-    new LogScrubber(settings.secrets),
-  );
+  return createServiceLogger(settings, destination);
 }

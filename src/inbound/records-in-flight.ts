@@ -72,9 +72,8 @@ export class RecordsInFlight {
     progress: PartitionProgress,
   ): Promise<void> {
     try {
-      await (
-        await outcomes
-      )[index];
+      const all = await outcomes;
+      await all[index];
     } catch (error) {
       this.ends.failed(record, progress, error);
       return;

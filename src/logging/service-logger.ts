@@ -24,16 +24,17 @@ const PINO_LEVEL: Record<LogLevel, Level> = {
 };
 
 /**
- * The service's logger: pino, writing one JSON object per line (`LOG_FORMAT=json`) or coloured
- * text for a terminal (`pretty`, colours only when the output is one). Every line passes the
- * scrubber first, so no key and no full recipient address is written, whatever a message holds.
+ * The service's logger (a {@link ServiceLogger} on pino), writing one JSON object per line
+ * (`LOG_FORMAT=json`) or coloured text for a terminal (`pretty`, colours only when the output is
+ * one). Every line passes the scrubber first, so no key and no full recipient address is
+ * written, whatever a message holds; one scrubber serves the lines and the contexts.
  */
 export function createServiceLogger(
   settings: LogSettings,
   destination?: DestinationStream,
-): Logger {
+): ServiceLogger {
   const scrubber = new LogScrubber(settings.secrets);
-  return pino(
+  const logger = pino(
     {
       name: 'mailbridge',
       level: PINO_LEVEL[settings.level],
@@ -47,6 +48,7 @@ export function createServiceLogger(
     },
     destination ?? defaultDestination(settings.format),
   );
+  return new ServiceLogger(logger, scrubber);
 }
 
 function defaultDestination(format: LogFormat): DestinationStream {
