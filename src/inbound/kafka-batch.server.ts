@@ -168,6 +168,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   }
 
   private async start(): Promise<void> {
+    // Looked up once: Nest resolves a pattern by parsing it, which is not work for every fetch.
+    const handler = this.getHandlerByPattern(INBOUND_RECORDS);
+    if (!handler) throw new Error(`no handler registered for ${INBOUND_RECORDS}`);
     const consumer = this.kafka.consumer({
       groupId: this.options.groupId,
       sessionTimeout: this.options.sessionTimeoutMs,
@@ -196,7 +199,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConcurrently,
-      eachBatch: (payload) => this.processBatch(payload, committer),
+      eachBatch: (payload) => this.processBatch(handler, payload, committer),
     });
     if (this.stopping) return;
     this.logger.log(`consuming ${this.options.topics.join(', ')} as group ${this.options.groupId}`);
@@ -223,13 +226,15 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     });
   }
 
-  private async processBatch(payload: EachBatchPayload, committer: OffsetCommitter): Promise<void> {
+  private async processBatch(
+    handler: MessageHandler,
+    payload: EachBatchPayload,
+    committer: OffsetCommitter,
+  ): Promise<void> {
     // A batch after the stop handed over (kafkajs rejoined behind our back): end that consumer.
     if (this.stopped)
       throw Object.assign(new Error('the transport has stopped'), { retriable: false });
     const { topic, partition, messages } = payload.batch;
-    const handler = this.getHandlerByPattern(INBOUND_RECORDS);
-    if (!handler) throw new Error(`no handler registered for ${INBOUND_RECORDS}`);
     this.options.metrics?.batchRecords.observe(messages.length);
     let next = 0;
     // While stopping, or once kafkajs gave the batch up (a rebalance, a seek), start nothing
