@@ -21,7 +21,8 @@ export interface RecordEnds {
  */
 export class RecordsInFlight {
   readonly window: InFlightWindow;
-  private readonly running = new Set<Promise<void>>();
+  private running = 0;
+  private waitingForNone: Array<() => void> = [];
 
   constructor(
     limits: WindowLimits,
@@ -40,55 +41,61 @@ export class RecordsInFlight {
    * handler for all of them (see {@link INBOUND_RECORDS}), then each record followed on its own.
    */
   start(handler: MessageHandler, records: ConsumedRecord[], progress: PartitionProgress): void {
-    const outcomes = outcomesOf(handler, records);
-    records.forEach((record, index) => this.follow(outcomes, index, record, progress));
+    this.running += records.length;
+    outcomesOf(handler, records).then(
+      (outcomes) => records.forEach((record, i) => this.follow(outcomes[i], record, progress)),
+      // Each on its own, so that one `ends` that throws does not keep the others in the window.
+      (error: unknown) =>
+        records.forEach((record) => queueMicrotask(() => this.failed(record, progress, error))),
+    );
   }
 
-  private follow(
-    outcomes: Promise<unknown[]>,
-    index: number,
-    record: ConsumedRecord,
-    progress: PartitionProgress,
-  ): void {
-    const size = sizeOf(record);
-    const leave = () => {
-      this.running.delete(done);
-      this.window.leave(size);
-    };
-    // One async function and one continuation per record (thousands are in flight at once). `run`
-    // rejects only if telling its end threw, a bug that must still surface.
-    const done = this.run(outcomes, index, record, progress).then(leave, (error: unknown) => {
-      leave();
-      throw error;
-    });
-    this.running.add(done);
+  /**
+   * Thousands of records are in flight at once: each is followed by two callbacks on its
+   * outcome, not an async function suspended until it ends. When `ends` throws (a bug) the
+   * record still leaves, and the error surfaces: an unhandled rejection, or an uncaught exception
+   * where the handler call itself failed.
+   */
+  private follow(outcome: unknown, record: ConsumedRecord, progress: PartitionProgress): void {
+    Promise.resolve(outcome).then(
+      () => {
+        try {
+          this.ends.finished(record, progress, progress.complete(record.offset));
+        } finally {
+          this.leave(record);
+        }
+      },
+      (error: unknown) => this.failed(record, progress, error),
+    );
   }
 
-  /** Tells `ends` how the record ended. */
-  private async run(
-    outcomes: Promise<unknown[]>,
-    index: number,
-    record: ConsumedRecord,
-    progress: PartitionProgress,
-  ): Promise<void> {
+  /** No outcome: `ends` rewinds the record's partition to it. */
+  private failed(record: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
     try {
-      const all = await outcomes;
-      await all[index];
-    } catch (error) {
       this.ends.failed(record, progress, error);
-      return;
+    } finally {
+      this.leave(record);
     }
-    this.ends.finished(record, progress, progress.complete(record.offset));
+  }
+
+  private leave(record: ConsumedRecord): void {
+    this.window.leave(sizeOf(record));
+    this.running -= 1;
+    if (this.running > 0) return;
+    const waiting = this.waitingForNone;
+    this.waitingForNone = [];
+    for (const resolve of waiting) resolve();
   }
 
   /** Records started and not yet at their outcome. */
   get size(): number {
-    return this.running.size;
+    return this.running;
   }
 
   /** Resolves once no record runs, including any started while it waited. */
   async drained(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running]);
+    if (this.running === 0) return;
+    await new Promise<void>((resolve) => this.waitingForNone.push(resolve));
   }
 }
 
