@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
-import type { DispatchOutcome, EventSource } from './dispatch-outcome';
+import type { ActionStatus, DispatchOutcome, EventSource } from './dispatch-outcome';
 
 /**
  * Takes one validated event to its terminal outcome: every template for its type planned, then
@@ -16,14 +16,14 @@ export class DispatchService {
     private readonly runner: ActionRunner,
   ) {}
 
-  async dispatch(event: InboundEvent, source: EventSource): Promise<DispatchOutcome> {
+  dispatch(event: InboundEvent, source: EventSource): Promise<DispatchOutcome> {
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
-      return {
+      return Promise.resolve({
         kind: 'unplannable',
         code: 'UNKNOWN_TYPE',
         message: `no template handles '${event.type}'`,
-      };
+      });
     }
     let planned: PlannedAction[];
     try {
@@ -33,16 +33,17 @@ export class DispatchService {
       // Only the error's class is named: its message may quote the event.
       const name = error instanceof Error ? error.name : typeof error;
       const message = `a template for '${event.type}' could not plan it (${name})`;
-      return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
+      return Promise.resolve({ kind: 'unplannable', code: 'TEMPLATE_FAILED', message });
     }
-    // One template is the common case: no Promise.all for it (every record in flight holds one).
-    const outcomes =
-      planned.length === 1
-        ? [await this.runner.run(event, planned[0], source)]
-        : await Promise.all(planned.map((p) => this.runner.run(event, p, source)));
-    return {
+    // A continuation, not a suspended async function, while the actions run (every record in
+    // flight holds one); and no Promise.all for one template, the common case.
+    const dispatched = (statuses: ActionStatus[]): DispatchOutcome => ({
       kind: 'dispatched',
-      actions: Object.fromEntries(templates.map((t, i) => [t.name, outcomes[i]])),
-    };
+      actions: Object.fromEntries(templates.map((t, i) => [t.name, statuses[i]])),
+    });
+    if (planned.length === 1) {
+      return this.runner.run(event, planned[0], source).then((status) => dispatched([status]));
+    }
+    return Promise.all(planned.map((p) => this.runner.run(event, p, source))).then(dispatched);
   }
 }

@@ -30,14 +30,17 @@ export interface ParseOptions {
  * event returned is the parsed JSON itself, checked against its type's contract.
  */
 export function parseEvent(message: ConsumedRecord, options: ParseOptions): Promise<InboundEvent> {
-  // Every refusal reaches the caller as a rejection, though no step is asynchronous any more.
-  return new Promise((resolve) => {
-    const { type, plain, extensions } = readEvent(message, options);
-    const event = validated(type, plain);
-    // Validated without them (no contract declares them), then kept on the event as received.
-    if (extensions) event.extensions = extensions;
-    resolve(event);
-  });
+  // Every refusal reaches the caller as a rejection.
+  return new Promise((resolve) => resolve(eventOf(message, options)));
+}
+
+/** {@link parseEvent} without the promise: returns the event or throws InvalidEventError. */
+export function eventOf(message: ConsumedRecord, options: ParseOptions): InboundEvent {
+  const { type, plain, extensions } = readEvent(message, options);
+  const event = validated(type, plain);
+  // Validated without them (no contract declares them), then kept on the event as received.
+  if (extensions) event.extensions = extensions;
+  return event;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ConsumedRecord } from '../kafka/consumed-record';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import { endSpan, Tracing } from '../tracing/tracing';
-import { parseEvent, type ParseOptions } from './event.parser';
+import { eventOf, type ParseOptions } from './event.parser';
 import { InvalidEventError, type InvalidEventCode } from './invalid-event.error';
 import { typesByTopic } from './topic-types';
 
@@ -45,38 +45,48 @@ export class RecordHandler {
     };
   }
 
-  async handle(record: ConsumedRecord): Promise<RecordOutcome> {
+  /**
+   * The record's outcome. Thousands of records wait here at once (for their campaign request,
+   * their vendor call), so the path holds continuations rather than a suspended async function at
+   * each step: what a record holds while it waits is what the collector copies.
+   */
+  handle(record: ConsumedRecord): Promise<RecordOutcome> {
     const traced = this.tracing.consume(record);
-    try {
-      const outcome = await this.handleTraced(record, traced.context);
-      traced.span.setAttribute('mailbridge.outcome', outcome.kind);
-      endSpan(traced.span);
-      return outcome;
-    } catch (error) {
-      endSpan(traced.span, error);
-      throw error;
-    }
+    return this.outcomeOf(record, traced.context).then(
+      (outcome) => {
+        traced.span.setAttribute('mailbridge.outcome', outcome.kind);
+        endSpan(traced.span);
+        return outcome;
+      },
+      (error: unknown) => {
+        endSpan(traced.span, error);
+        throw error;
+      },
+    );
   }
 
-  private async handleTraced(record: ConsumedRecord, trace: Context): Promise<RecordOutcome> {
+  private outcomeOf(record: ConsumedRecord, trace: Context): Promise<RecordOutcome> {
     let event: InboundEvent;
     try {
-      event = await parseEvent(record, this.parseOptions);
+      event = eventOf(record, this.parseOptions);
     } catch (error) {
       return this.deadLetter(record, asInvalid(error));
     }
-    const outcome = await this.dispatch.dispatch(event, {
+    const source = {
       key: record.key,
       headers: propagated(record.headers),
       topic: record.topic,
       partition: record.partition,
       offset: record.offset,
       trace,
-    });
-    if (outcome.kind === 'unplannable') {
-      return this.deadLetter(record, new InvalidEventError(outcome.code, outcome.message));
-    }
-    return outcome;
+    };
+    return this.dispatch
+      .dispatch(event, source)
+      .then((outcome) =>
+        outcome.kind === 'unplannable'
+          ? this.deadLetter(record, new InvalidEventError(outcome.code, outcome.message))
+          : outcome,
+      );
   }
 
   private async deadLetter(
