@@ -60,7 +60,7 @@ describe(RecordsInFlight.name, () => {
   it('fails only the record whose outcome rejects', async () => {
     const { ended, records, progress, admit } = setup();
     records.start(
-      () => [Promise.resolve('sent'), Promise.reject(new Error('no outcome'))],
+      () => Promise.resolve([Promise.resolve('sent'), Promise.reject(new Error('no outcome'))]),
       admit(0, 1),
       progress,
     );
@@ -72,7 +72,7 @@ describe(RecordsInFlight.name, () => {
   it('fails every record of a handler call that fails or answers the wrong number', async () => {
     const { ended, records, progress, admit } = setup();
     records.start(() => Promise.reject(new Error('filter')), admit(0, 1), progress);
-    records.start(() => ['sent'], admit(2, 3), progress);
+    records.start(() => Promise.resolve(['sent']), admit(2, 3), progress);
     await flush();
     expect(ended).toEqual([
       'failed 0: filter',
@@ -87,10 +87,10 @@ describe(RecordsInFlight.name, () => {
     const { records, progress, admit } = setup();
     const first = deferred<string>();
     const later = deferred<string>();
-    records.start(() => [first.promise], admit(0), progress);
+    records.start(() => Promise.resolve([first.promise]), admit(0), progress);
     let drained = false;
     const draining = records.drained().then(() => (drained = true));
-    records.start(() => [later.promise], admit(1), progress);
+    records.start(() => Promise.resolve([later.promise]), admit(1), progress);
     first.resolve('sent');
     await flush();
     expect(drained).toBe(false); // offset 1 still runs
