@@ -5,7 +5,8 @@ WORKDIR /app
 # services use) is not copied, so npm installs the root's dependencies and leaves it out.
 COPY package.json package-lock.json ./
 COPY patches ./patches
-# --ignore-scripts skips the root's postinstall too: apply patches/ (kafkajs' encoder) by hand.
+# --ignore-scripts skips the root's postinstall too: apply patches/ (kafkajs' encoder,
+# sonic-boom's pending length) by hand.
 RUN npm install --no-audit --no-fund --ignore-scripts && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
