@@ -16,8 +16,13 @@ module.exports = {
       transform,
       setupFiles,
       // The @mailbridge/contracts package's specs run against its build (dist), as users get it;
-      // the chaos harness's judgement is specified beside it.
-      roots: ['<rootDir>/src', '<rootDir>/packages/contracts/test', '<rootDir>/chaos'],
+      // the chaos harness's judgement and the benchmark's reports are specified beside them.
+      roots: [
+        '<rootDir>/src',
+        '<rootDir>/packages/contracts/test',
+        '<rootDir>/chaos',
+        '<rootDir>/bench',
+      ],
       testMatch: ['**/*.spec.ts'],
     },
     {
