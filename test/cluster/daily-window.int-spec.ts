@@ -161,15 +161,21 @@ describe('a daily contact-list window across three replicas and a kill -9', () =
     // The offsets were committed throughout: once the orders stopped, the group caught up before
     // the day ended, while the list did not exist yet (a window holding its orders' offsets would
     // have kept every order of the day uncommitted until then). The peak is shown, not bounded:
-    // on a loaded machine this test's own producer falls behind and catches up in a burst.
+    // on a loaded machine this test's own producer falls behind and catches up in a burst. Under
+    // stress-ng the broker answered the first lag query 24 s into the day and the producer sent
+    // 5 orders in all: so the lag must come below the orders' count (not merely to CAUGHT_UP),
+    // and the samples must cover the orders and the quiet before the day's end, however few.
     const peak = Math.max(...lagSamples.map((s) => s.lag));
     const quiet = lagSamples.filter((s) => s.second > lastOrderSecond && s.second < DAY_MS / 1000);
     console.log(
       `peak lag ${peak} of ${orders.length} orders; after the last order (t=${lastOrderSecond.toFixed(1)}s), ` +
         `before the day ended: ${quiet.map((s) => s.lag).join(', ')}`,
     );
-    expect(lagSamples.length).toBeGreaterThan(10);
+    expect(orders.length).toBeGreaterThan(1);
+    expect(lagSamples.some((s) => s.second <= lastOrderSecond)).toBe(true);
     expect(quiet.length).toBeGreaterThan(0);
-    expect(Math.min(...quiet.map((s) => s.lag))).toBeLessThanOrEqual(CAUGHT_UP);
+    expect(Math.min(...quiet.map((s) => s.lag))).toBeLessThanOrEqual(
+      Math.min(CAUGHT_UP, orders.length - 1),
+    );
   });
 });
