@@ -14,8 +14,9 @@ export interface ClaimHolder {
 /**
  * - `claimed`: nobody finished or is running this action; the caller now owns it.
  * - `reclaimed`: an earlier holder vanished (its process stopped beating, or its claim expired)
- *   without an outcome. `maybeSent` when it had marked the send as about to be written: the
- *   vendor may have it, so sending again is ambiguous. The caller owns it now.
+ *   without an outcome. `maybeSent` when it, or any holder before it, had marked the send as
+ *   about to be written: the vendor may have it, so sending again is ambiguous. The caller owns
+ *   it now, and the mark stays with the claim until an outcome replaces it.
  * - `done`: finished before; here is how.
  * - `busy`: another live handling is running it right now (here or in another process).
  */

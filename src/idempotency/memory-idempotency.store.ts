@@ -52,7 +52,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       holder: id,
       instance: holder.instance,
       expiresAt: now + claimTtlMs,
-      sending: false,
+      // A taker-over inherits the mark: should it stop before sending, the next one learns it.
+      sending: entry?.kind === 'claim' && entry.sending,
     });
     if (entry?.kind !== 'claim') return Promise.resolve({ kind: 'claimed' });
     return Promise.resolve({ kind: 'reclaimed', maybeSent: entry.sending });

@@ -11,8 +11,9 @@ import {
 } from './idempotency.store';
 
 /*
- * A key holds `claim|<instance>/<handling>|<expiresAt ms>|<phase>` (phase `claimed` or
- * `sending`) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
+ * A key holds `claim|<instance>/<handling>|<expiresAt ms>|<phase>` (phase `claimed`, or
+ * `sending` once a request for the action may have been written, by this holder or one before
+ * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
  * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
  * ahead. The scripts read that key by a name built inside the script, so the store needs one
  * Redis (standalone or with replicas), not a cluster that shards keys.
@@ -42,8 +43,15 @@ for i, key in ipairs(KEYS) do
         end
       end
       if not reply then
-        redis.call('SET', key, fresh, 'EX', retention)
-        if phase == 'claimed' then reply = 'reclaimed' else reply = 'reclaimed-maybe-sent' end
+        if phase == 'claimed' then
+          redis.call('SET', key, fresh, 'EX', retention)
+          reply = 'reclaimed'
+        else
+          -- The request may have been written: the new claim keeps the mark, so that whoever
+          -- takes it over next learns it too, should this holder stop before sending.
+          redis.call('SET', key, 'claim|' .. holder .. '|' .. (now + ttl) .. '|sending', 'EX', retention)
+          reply = 'reclaimed-maybe-sent'
+        end
       end
     end
   end

@@ -103,6 +103,29 @@ export function idempotencyStoreContract(
     expect(await store.renew(k, b, 10_000)).toBe(true);
   });
 
+  it('still says a send may have happened after a taker-over stops before sending', async () => {
+    // a marked the send and vanished; b took over and vanished too, before writing anything.
+    const k = key();
+    const c: ClaimHolder = { instance: 'instance-c', handling: 'h1' };
+    await store.heartbeat('instance-c', 60_000);
+    await store.claim(k, a, 60_000);
+    await store.markSending([{ key: k, holder: a }]);
+    await store.retire('instance-a');
+    expect(await store.claim(k, b, 60_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
+    await store.retire('instance-b');
+    expect(await store.claim(k, c, 10_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
+  });
+
+  it('still says a send may have happened after a taker-over releases its claim unsent', async () => {
+    const k = key();
+    await store.claim(k, a, 60_000);
+    await store.markSending([{ key: k, holder: a }]);
+    await store.retire('instance-a');
+    expect(await store.claim(k, b, 60_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
+    await store.release(k, b); // its batch failed before the request was written
+    expect(await store.claim(k, a2, 10_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
+  });
+
   it('takes over a claim that outlived its TTL even while its instance beats', async () => {
     const k = key();
     await store.claim(k, a, 1_000);
