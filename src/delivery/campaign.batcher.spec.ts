@@ -232,6 +232,7 @@ describe(CampaignBatcher.name, () => {
       failed: [],
       batchRecipientCount: 2,
       ambiguousAttempts: 0,
+      recorded: false, // no ledger
     });
     const mixed = await second;
     expect(mixed.sent.map((s) => s.recipient.email)).toEqual(['r2@example.com']);
@@ -332,6 +333,41 @@ describe(CampaignBatcher.name, () => {
         kind: 'done',
         outcome: sentOutcome(await second),
       });
+    });
+
+    it('says which deliveries it recorded: those whose write the ledger acknowledged', async () => {
+      jest.useRealTimers();
+      const store = new MemoryIdempotencyStore(3600);
+      await store.heartbeat('i', 60_000);
+      for (const n of [1, 2, 3]) await store.claim(claim(n).key, claim(n).holder, 60_000);
+      const ledger: SendLedger = {
+        markSending: (claims) => store.markSending(claims),
+        // Redis refuses the write of the second request's outcomes.
+        complete: (outcomes) =>
+          outcomes.some((o) => o.key === claim(2).key)
+            ? Promise.reject(new Error('READONLY'))
+            : store.complete(outcomes),
+      };
+      const batcher = new CampaignBatcher(
+        new RecordingSender(),
+        { maxRecipients: 1, maxBytes: 1e6, lingerMs: 10_000 },
+        ledger,
+      );
+      const add = (n: number, outcomeOf: (d: CampaignDelivery) => unknown) =>
+        batcher.add('k', content, [recipient(n)], {
+          claim: claim(n),
+          outcomeOf: outcomeOf as (d: CampaignDelivery) => ReturnType<typeof sentOutcome>,
+        });
+      const [recorded, refused, notEnding] = await Promise.all([
+        add(1, sentOutcome),
+        add(2, sentOutcome),
+        add(3, () => undefined), // an outcome that does not end its action: nothing to record
+      ]);
+      expect([recorded.recorded, refused.recorded, notEnding.recorded]).toEqual([
+        true,
+        false,
+        false,
+      ]);
     });
 
     it('does not send the recipients of a claim that was taken over, and says so', async () => {

@@ -38,6 +38,8 @@ export interface CampaignDelivery {
   batchRecipientCount: number;
   /** Failed attempts of those requests that may have reached the vendor all the same. */
   ambiguousAttempts: number;
+  /** The outcome `outcomeOf` gave for this delivery is recorded in the ledger already. */
+  recorded: boolean;
 }
 
 export interface CampaignBatcherOptions {
@@ -233,7 +235,9 @@ export class CampaignBatcher {
         continue;
       }
       try {
-        entry.resolve(deliveryOf(entry.recipients, offset, byIndex));
+        const delivery = deliveryOf(entry.recipients, offset, byIndex);
+        delivery.recorded = recorder.isStored(entry);
+        entry.resolve(delivery);
       } catch (error) {
         entry.reject(error);
       }
@@ -249,6 +253,8 @@ export class CampaignBatcher {
 class AcceptanceRecorder {
   private readonly writes: Array<Promise<void>> = [];
   private readonly recorded = new Set<Entry>();
+  /** Entries whose recorded outcome the ledger has acknowledged. */
+  private readonly stored = new Set<Entry>();
   private readonly chunks = new Set<CampaignChunkResult>();
   private readonly offsets = new Map<Entry, number>();
   /** The entry each recipient index belongs to. */
@@ -297,6 +303,7 @@ class AcceptanceRecorder {
     for (const i of chunk.recipientIndexes) this.byIndex.set(i, chunk);
     if (!chunk.ok || !this.ledger) return;
     const outcomes: Array<{ key: string; outcome: ActionOutcome }> = [];
+    const completed: Entry[] = [];
     for (const entry of this.entries) {
       if (!entry.action || this.recorded.has(entry)) continue;
       const offset = this.offsets.get(entry)!;
@@ -305,9 +312,20 @@ class AcceptanceRecorder {
       const outcome = entry.action.outcomeOf(deliveryOf(entry.recipients, offset, this.byIndex));
       if (!outcome) continue;
       this.recorded.add(entry);
+      completed.push(entry);
       outcomes.push({ key: entry.action.claim.key, outcome });
     }
-    if (outcomes.length > 0) this.writes.push(this.ledger.complete(outcomes));
+    if (outcomes.length === 0) return;
+    this.writes.push(
+      this.ledger.complete(outcomes).then(() => {
+        for (const entry of completed) this.stored.add(entry);
+      }),
+    );
+  }
+
+  /** Whether the entry's outcome is recorded (its write acknowledged); known once `settled`. */
+  isStored(entry: Entry): boolean {
+    return this.stored.has(entry);
   }
 
   /** Waits for the records; a failed one is left to the caller's own record of the outcome. */
@@ -326,6 +344,7 @@ function deliveryOf(
     failed: [],
     batchRecipientCount: 0,
     ambiguousAttempts: 0,
+    recorded: false,
   };
   const carriers = new Set<CampaignChunkResult>();
   recipients.forEach((recipient, i) => {

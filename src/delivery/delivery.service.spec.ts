@@ -78,8 +78,12 @@ class FakeCampaigns {
       failed: (answer.failed ?? []).map(([recipient, error]) => ({ recipient, error })),
       batchRecipientCount: 10 * n,
       ambiguousAttempts: answer.lost ?? 0,
+      recorded: false,
     };
-    this.recorded.push(action.outcomeOf(delivery));
+    // As the batcher does: the outcome `outcomeOf` gives is recorded, and the delivery says so.
+    const outcome = action.outcomeOf(delivery);
+    this.recorded.push(outcome);
+    delivery.recorded = outcome !== undefined;
     return Promise.resolve(delivery);
   }
 
@@ -185,7 +189,8 @@ describe(DeliveryService.name, () => {
   describe('campaigns', () => {
     it('sends every recipient and records the same outcome it returns', async () => {
       const { service, campaigns, trips } = setUp({ campaigns: [{ sent: [to(1), to(2)] }] });
-      const outcome = await service.execute(campaign(to(1), to(2)), ticket());
+      const recorded = jest.fn();
+      const outcome = await service.execute(campaign(to(1), to(2)), ticket({ recorded }));
       expect(outcome).toEqual({
         status: 'sent',
         requestIds: ['req-1'],
@@ -195,6 +200,7 @@ describe(DeliveryService.name, () => {
         batchRecipientCount: 10,
       });
       expect(campaigns.recorded).toEqual([outcome]);
+      expect(recorded).toHaveBeenCalledTimes(1); // so the caller does not write it again
       expect(trips).not.toHaveBeenCalled();
     });
 
@@ -216,13 +222,15 @@ describe(DeliveryService.name, () => {
       const { service, campaigns } = setUp({
         campaigns: [{ sent: [to(1)], failed: [[to(2), rejected(422)]] }],
       });
-      expect(await service.execute(campaign(to(1), to(2)), ticket())).toEqual({
+      const recorded = jest.fn();
+      expect(await service.execute(campaign(to(1), to(2)), ticket({ recorded }))).toEqual({
         status: 'failed',
         errorCode: 'VENDOR_REJECTED',
         vendorStatus: 422,
         message: '1 of 2 recipients sent; vendor answered 422',
       });
       expect(campaigns.recorded).toEqual([undefined]); // not all sent: nothing recorded early
+      expect(recorded).not.toHaveBeenCalled(); // the caller records the failure
       expect(campaigns.calls).toHaveLength(1);
     });
 
@@ -311,9 +319,11 @@ describe(DeliveryService.name, () => {
   describe('contact lists', () => {
     it('creates an exact list, its outcome recorded the moment the vendor answers', async () => {
       const { service, lists } = setUp({ lists: [{}] });
-      const outcome = await service.execute(exactList, ticket());
+      const recorded = jest.fn();
+      const outcome = await service.execute(exactList, ticket({ recorded }));
       expect(outcome).toEqual({ status: 'created', listId: 'list-1', name: 'vip', memberCount: 1 });
       expect(await lists.recorded()).toEqual([outcome]);
+      expect(recorded).toHaveBeenCalledTimes(1);
     });
 
     it("stores a window action's member and returns at once, creating nothing", async () => {

@@ -46,6 +46,11 @@ export interface ActionTicket {
   order?: WindowOrder;
   /** The event's trace: the vendor request that carries the action links to it. */
   trace?: Context;
+  /**
+   * Told when the outcome about to be returned is recorded in the idempotency store already (the
+   * moment the vendor answered), so that the caller does not write it a second time.
+   */
+  recorded?: () => void;
 }
 
 /**
@@ -121,7 +126,10 @@ export class DeliveryService {
         continue;
       }
       this.countLostAnswers(delivery.ambiguousAttempts);
-      if (delivery.failed.length === 0) return sentWith(delivery);
+      if (delivery.failed.length === 0) {
+        if (delivery.recorded) ticket.recorded?.();
+        return sentWith(delivery);
+      }
       for (const sent of delivery.sent) requestIds.add(sent.requestId);
       message = delivery.sent[0]?.message ?? message;
       batchRecipientCount = Math.max(batchRecipientCount, delivery.batchRecipientCount);
@@ -155,10 +163,13 @@ export class DeliveryService {
         markSending: async () => (await this.claims.markSending([claim])).has(claim.key),
         traces: [ticket.trace],
       },
-      // Recorded the moment the vendor answers; the runner records it again when it resumes,
-      // so a failed record here costs nothing.
+      // Recorded the moment the vendor answers; if that write fails, the runner records it
+      // again when it resumes, so a failed record here costs nothing.
       created: (outcome) =>
-        this.claims.complete([{ key: claim.key, outcome }]).catch(() => undefined),
+        this.claims.complete([{ key: claim.key, outcome }]).then(
+          () => ticket.recorded?.(),
+          () => undefined,
+        ),
     });
   }
 

@@ -116,6 +116,31 @@ describe(ActionRunner.name, () => {
     Logger.overrideLogger(false);
   });
 
+  it('writes an outcome the delivery recorded already only once', async () => {
+    const { delivery, published, runner, store } = setUp();
+    const complete = jest.spyOn(store, 'complete');
+    const running = runner.run(event, planned, source);
+    await settle();
+    const { ticket, answer } = delivery.calls[0];
+    // As the batcher does when the vendor accepts: record, then tell the runner.
+    await store.complete([{ key: KEY, outcome: sent('req-1') }]);
+    ticket.recorded?.();
+    answer(sent('req-1'));
+    expect(await running).toBe('sent');
+    expect(complete).toHaveBeenCalledTimes(1);
+    expect(published).toEqual([{ template: 'welcome', outcome: sent('req-1'), storeHad: 'done' }]);
+  });
+
+  it('records the outcome itself when the delivery did not', async () => {
+    const { delivery, runner, store } = setUp();
+    const complete = jest.spyOn(store, 'complete');
+    const running = runner.run(event, planned, source);
+    await settle();
+    delivery.calls[0].answer(sent('req-1'));
+    expect(await running).toBe('sent');
+    expect(complete).toHaveBeenCalledWith([{ key: KEY, outcome: sent('req-1') }]);
+  });
+
   it('claims, delivers, records the outcome, and only then publishes it', async () => {
     const { delivery, metrics, published, runner, store } = setUp();
     const running = runner.run(event, planned, source);

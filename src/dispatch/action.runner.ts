@@ -65,6 +65,7 @@ export class ActionRunner {
     };
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
+    let recorded = false;
     let outcome: RecordedOutcome | undefined;
     while (!outcome) {
       const claim = await this.store.claim(key, holder, claimTtlMs);
@@ -109,11 +110,18 @@ export class ActionRunner {
         action.kind === 'contact-list' && action.mode === 'window'
           ? windowOrder(key, event, template.name, source)
           : undefined;
-      outcome = await this.send(key, holder, action, { ambiguous, trace: source.trace, order });
+      outcome = await this.send(key, holder, action, {
+        ambiguous,
+        trace: source.trace,
+        order,
+        recorded: () => {
+          recorded = true;
+        },
+      });
     }
-    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures and
-    // a record that did not land are recorded here.
-    await this.store.complete([{ key, outcome }]);
+    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures,
+    // window marks and a record that did not land are recorded here.
+    if (!recorded) await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
       this.logger.log({ msg: 'in-window', ...fields(), status: 'in-window', list: outcome.list });
@@ -132,7 +140,7 @@ export class ActionRunner {
     key: string,
     holder: ClaimHolder,
     action: TemplateAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order'>,
+    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order' | 'recorded'>,
   ): Promise<RecordedOutcome | undefined> {
     const claim: HeldClaim = { key, holder };
     this.keepAlive(claim);
