@@ -23,11 +23,11 @@ local now, ttl, retention, live = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3],
 local replies = {}
 for i, key in ipairs(KEYS) do
   local holder = ARGV[4 + i]
-  local fresh = 'claim|' .. holder .. '|' .. (now + ttl) .. '|claimed'
+  local claimed = 'claim|' .. holder .. '|' .. (now + ttl) .. '|'
   local value = redis.call('GET', key)
   local reply
   if not value then
-    redis.call('SET', key, fresh, 'EX', retention)
+    redis.call('SET', key, claimed .. 'claimed', 'EX', retention)
     reply = 'claimed'
   elseif string.sub(value, 1, 5) == 'done|' then
     reply = value
@@ -43,15 +43,11 @@ for i, key in ipairs(KEYS) do
         end
       end
       if not reply then
-        if phase == 'claimed' then
-          redis.call('SET', key, fresh, 'EX', retention)
-          reply = 'reclaimed'
-        else
-          -- The request may have been written: the new claim keeps the mark, so that whoever
-          -- takes it over next learns it too, should this holder stop before sending.
-          redis.call('SET', key, 'claim|' .. holder .. '|' .. (now + ttl) .. '|sending', 'EX', retention)
-          reply = 'reclaimed-maybe-sent'
-        end
+        -- Unless the claim never reached 'sending', a request may have been written: the new
+        -- claim keeps the mark, so that whoever takes it over next learns it too.
+        local mark = phase == 'claimed' and 'claimed' or 'sending'
+        redis.call('SET', key, claimed .. mark, 'EX', retention)
+        if mark == 'claimed' then reply = 'reclaimed' else reply = 'reclaimed-maybe-sent' end
       end
     end
   end
