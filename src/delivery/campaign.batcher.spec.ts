@@ -16,10 +16,13 @@ const recipient = (n: number) => ({ email: `r${n}@example.com`, attributes: { N:
 /** A vendor that accepts every request whole and remembers them, asking first as the client does. */
 class RecordingSender implements CampaignSender {
   readonly requests: CampaignRequest[] = [];
+  readonly recipientJson: Array<readonly string[] | undefined> = [];
   async sendCampaign(
     request: CampaignRequest,
     hooks?: CampaignSendHooks,
+    recipientJson?: readonly string[],
   ): Promise<CampaignSendResult> {
+    this.recipientJson.push(recipientJson);
     const all = request.recipients.to.map((_, i) => i);
     const allowed = (await hooks?.beforeWrite?.(all)) ?? new Set(all);
     const indexes = all.filter((i) => allowed.has(i));
@@ -73,6 +76,34 @@ describe(CampaignBatcher.name, () => {
     });
     expect(results.map((r) => r.sent[0].requestId)).toEqual(['req-1', 'req-1', 'req-1']);
     expect(results[0].batchRecipientCount).toBe(3);
+  });
+
+  it('hands the sender each recipient serialised once, for the request body to reuse', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, { maxRecipients: 3, maxBytes: 1e6, lingerMs: 10 });
+    const named = { name: 'Zoë Ünal', email: 'zoe@example.com' };
+    await Promise.all([
+      batcher.add('k', content, [recipient(1), named]),
+      batcher.add('k', content, [recipient(2)]),
+    ]);
+    expect(sender.recipientJson).toEqual([
+      [recipient(1), named, recipient(2)].map((r) => JSON.stringify(r)),
+    ]);
+  });
+
+  it('counts an event towards maxBytes as its recipients serialise, multi-byte text included', async () => {
+    const sender = new RecordingSender();
+    const wide = (n: number) => ({ email: `w${n}@example.com`, name: 'Ü'.repeat(40) });
+    const bytes = Buffer.byteLength(JSON.stringify([wide(1)]));
+    const contentBytes = Buffer.byteLength(JSON.stringify(content));
+    // Room for two such events: a third would pass the limit by one byte (counting characters
+    // rather than bytes, all three would fit).
+    const maxBytes = contentBytes + 3 * bytes - 1;
+    const batcher = new CampaignBatcher(sender, { maxRecipients: 100, maxBytes, lingerMs: 10 });
+    const deliveries = [1, 2, 3].map((n) => batcher.add('k', content, [wide(n)]));
+    await jest.advanceTimersByTimeAsync(10);
+    await Promise.all(deliveries);
+    expect(sender.requests.map((r) => r.recipients.to.length)).toEqual([2, 1]);
   });
 
   it('sends what it has when the linger time passes', async () => {

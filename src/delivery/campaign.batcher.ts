@@ -15,7 +15,12 @@ import type {
 } from '../email-api/vendor.types';
 
 export interface CampaignSender {
-  sendCampaign(request: CampaignRequest, hooks?: CampaignSendHooks): Promise<CampaignSendResult>;
+  /** `recipientJson`: each of `request.recipients.to` serialised, for the bodies to reuse. */
+  sendCampaign(
+    request: CampaignRequest,
+    hooks?: CampaignSendHooks,
+    recipientJson?: readonly string[],
+  ): Promise<CampaignSendResult>;
 }
 
 /** Where claims are marked before a request is written and outcomes recorded when it is accepted. */
@@ -64,6 +69,8 @@ export interface CampaignBatcherOptions {
 
 interface Entry {
   recipients: CampaignRecipient[];
+  /** Each recipient serialised: measured here, then joined into the request body as it is. */
+  json: string[];
   action?: BatchedAction;
   resolve: (delivery: CampaignDelivery) => void;
   reject: (error: unknown) => void;
@@ -118,9 +125,14 @@ export class CampaignBatcher {
     action?: BatchedAction,
   ): Promise<CampaignDelivery> {
     return new Promise<CampaignDelivery>((resolve, reject) => {
-      const bytes = Buffer.byteLength(JSON.stringify(recipients));
+      // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
+      // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
+      const json = recipients.map((r) => JSON.stringify(r));
+      let bytes = 1 + json.length;
+      for (const text of json) bytes += Buffer.byteLength(text, 'utf8');
+      const addresses = recipients.map((r) => normalisedAddress(r.email));
       let batch = this.open.get(batchKey);
-      if (batch && !this.fits(batch, recipients, bytes)) {
+      if (batch && !this.fits(batch, addresses, bytes)) {
         this.flush(batchKey);
         batch = undefined;
       }
@@ -136,8 +148,8 @@ export class CampaignBatcher {
         this.open.set(batchKey, batch);
         batch.timer = setTimeout(() => this.lingered(batchKey), this.options.lingerMs);
       }
-      batch.entries.push({ recipients, action, resolve, reject });
-      for (const r of recipients) batch.emails.add(normalisedAddress(r.email));
+      batch.entries.push({ recipients, json, action, resolve, reject });
+      for (const address of addresses) batch.emails.add(address);
       batch.count += recipients.length;
       batch.bytes += bytes;
       if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
@@ -151,10 +163,10 @@ export class CampaignBatcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private fits(batch: OpenBatch, recipients: CampaignRecipient[], bytes: number): boolean {
-    if (recipients.some((r) => batch.emails.has(normalisedAddress(r.email)))) return false;
+  private fits(batch: OpenBatch, addresses: string[], bytes: number): boolean {
+    if (addresses.some((address) => batch.emails.has(address))) return false;
     return (
-      batch.count + recipients.length <= this.options.maxRecipients &&
+      batch.count + addresses.length <= this.options.maxRecipients &&
       batch.bytes + bytes <= this.options.maxBytes
     );
   }
@@ -214,6 +226,7 @@ export class CampaignBatcher {
           beforeWrite: (indexes) => recorder.beforeWrite(indexes),
           onChunk: (chunk) => recorder.heard(chunk),
         },
+        entries.flatMap((e) => e.json),
       );
     } catch (error) {
       if (span) endSpan(span, error);

@@ -5,8 +5,8 @@ import type { CampaignSender } from './campaign.batcher';
 /** The vendor client's campaign send, with each request's recipient count observed. */
 export function campaignSenderOf(vendor: VendorClient, metrics: MetricsService): CampaignSender {
   return {
-    async sendCampaign(request, hooks) {
-      const chunks = await vendor.sendCampaign(request, hooks);
+    async sendCampaign(request, hooks, recipientJson) {
+      const chunks = await vendor.sendCampaign(request, hooks, recipientJson);
       for (const chunk of chunks) {
         if (chunk.ok) metrics.recipientsPerRequest.observe(chunk.recipientIndexes.length);
       }

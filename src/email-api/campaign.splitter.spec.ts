@@ -36,4 +36,25 @@ describe(CampaignSplitter.name, () => {
     const split = new CampaignSplitter(1200).split(content, huge, [0, 1, 2], 1000);
     expect(split).toEqual({ chunks: [[0, 1]], oversized: [2] });
   });
+
+  it('builds the same body, and the same chunks, from recipients serialised beforehand', () => {
+    const mixed: CampaignRecipient[] = [
+      ...to.slice(0, 5),
+      { name: 'Zoë "Z" Ünal', email: 'zoe@example.com', attributes: { NAME: 'Zoë <3' } },
+      { email: 'plain@example.com' },
+    ];
+    const json = mixed.map((r) => JSON.stringify(r));
+    const indexes = [6, 0, 5, 2];
+    for (const shared of [content, {}, { subject: 'Hi', preview: undefined, campaignId: 'c-1' }]) {
+      expect(campaignBody(shared, mixed, indexes, json)).toBe(campaignBody(shared, mixed, indexes));
+      expect(JSON.parse(campaignBody(shared, mixed, indexes, json))).toEqual({
+        ...shared,
+        recipients: { to: indexes.map((i) => mixed[i]) },
+      });
+    }
+    const splitter = new CampaignSplitter(700);
+    expect(splitter.split(content, mixed, [...mixed.keys()], 3, json)).toEqual(
+      splitter.split(content, mixed, [...mixed.keys()], 3),
+    );
+  });
 });

@@ -160,24 +160,33 @@ export class VendorClient {
    * other failure comes back per chunk, so that each recipient maps to its own outcome.
    * `hooks` let the caller record each request just before it is written and each outcome the
    * moment it is known (so that an acceptance is recorded before the other chunks finish).
+   * `recipientJson`, when the caller serialised the recipients already (the batcher measures
+   * them), is `JSON.stringify` of each of `request.recipients.to`: bodies are built from it.
    */
   async sendCampaign(
     request: CampaignRequest,
     hooks: CampaignSendHooks = {},
+    recipientJson?: readonly string[],
   ): Promise<CampaignSendResult> {
     const check = checkCampaign(request);
     const { recipients, ...content } = request;
     const results: CampaignChunkResult[] = check.refused.map(({ index, problem }) =>
       failed(new VendorRequestError(`campaign recipient refused: ${problem}`), [index]),
     );
-    const split = this.splitter.split(content, recipients.to, check.sendable, this.maxRecipients);
+    const split = this.splitter.split(
+      content,
+      recipients.to,
+      check.sendable,
+      this.maxRecipients,
+      recipientJson,
+    );
     for (const index of split.oversized) {
       const error = new VendorRequestError(
         `campaign recipient refused: recipients.to[${index}] alone exceeds ${this.config.maxBodyBytes} body bytes`,
       );
       results.push(failed(error, [index]));
     }
-    const send: CampaignSend = { content, to: recipients.to, results, hooks };
+    const send: CampaignSend = { content, to: recipients.to, json: recipientJson, results, hooks };
     const queue = [...split.chunks];
     const worker = async (): Promise<void> => {
       for (let chunk = queue.shift(); chunk; chunk = queue.shift()) {
@@ -287,7 +296,7 @@ export class VendorClient {
             if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
             indexes = indexes.filter((i) => allowed.has(i));
             if (indexes.length === 0) return undefined;
-            body = campaignBody(send.content, send.to, indexes);
+            body = campaignBody(send.content, send.to, indexes, send.json);
           }
           return parseCampaignResponse(await this.post('relay', this.relay, body, tokenTaken));
         }),
@@ -335,6 +344,8 @@ function report(send: CampaignSend, result: CampaignChunkResult): void {
 interface CampaignSend {
   content: Content;
   to: CampaignRecipient[];
+  /** Each of `to` serialised, when the caller had it. */
+  json?: readonly string[];
   results: CampaignChunkResult[];
   hooks: CampaignSendHooks;
   authError?: VendorAuthError;
