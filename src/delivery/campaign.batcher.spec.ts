@@ -399,6 +399,14 @@ describe(CampaignBatcher.name, () => {
         false,
         false,
       ]);
+      // What was recorded comes back with the delivery, to be published as it is.
+      const other = { instance: 'j', handling: 'x' };
+      expect(await store.claim(claim(1).key, other, 1)).toEqual({
+        kind: 'done',
+        outcome: recorded.outcome,
+      });
+      expect(recorded.outcome).toEqual(sentOutcome(recorded));
+      expect([refused.outcome, notEnding.outcome]).toEqual([undefined, undefined]);
     });
 
     it('does not send the recipients of a claim that was taken over, and says so', async () => {

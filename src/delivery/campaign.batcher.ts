@@ -45,6 +45,8 @@ export interface CampaignDelivery {
   ambiguousAttempts: number;
   /** The outcome `outcomeOf` gave for this delivery is recorded in the ledger already. */
   recorded: boolean;
+  /** That outcome, when `recorded`: the caller publishes exactly what was recorded. */
+  outcome?: ActionOutcome;
 }
 
 export interface CampaignBatcherOptions {
@@ -211,8 +213,7 @@ export class CampaignBatcher {
   private async send(batch: OpenBatch): Promise<void> {
     const entries = batch.entries;
     const to = entries.flatMap((e) => e.recipients);
-    const byIndex = new Map<number, CampaignChunkResult>();
-    const recorder = new AcceptanceRecorder(entries, byIndex, this.ledger);
+    const recorder = new AcceptanceRecorder(entries, to.length, this.ledger);
     const span = this.tracing?.vendorRequest(
       'send campaign',
       entries.map((e) => e.action?.trace),
@@ -239,22 +240,20 @@ export class CampaignBatcher {
     }
     for (const chunk of chunks) recorder.heard(chunk); // a sender that did not report as it went
     await recorder.settled();
-    let offset = 0;
     for (const entry of entries) {
       const lost = recorder.lostClaim(entry);
       if (lost) {
         entry.reject(lost);
-        offset += entry.recipients.length;
         continue;
       }
+      let delivery: CampaignDelivery;
       try {
-        const delivery = deliveryOf(entry.recipients, offset, byIndex);
-        delivery.recorded = recorder.isStored(entry);
-        entry.resolve(delivery);
+        delivery = recorder.deliveryOf(entry);
       } catch (error) {
         entry.reject(error);
+        continue;
       }
-      offset += entry.recipients.length;
+      entry.resolve(delivery);
     }
   }
 }
@@ -265,24 +264,29 @@ export class CampaignBatcher {
  */
 class AcceptanceRecorder {
   private readonly writes: Array<Promise<void>> = [];
-  private readonly recorded = new Set<Entry>();
+  /** Each recorded entry's delivery, with the outcome recorded for it (`outcome`). */
+  private readonly recorded = new Map<Entry, CampaignDelivery>();
   /** Entries whose recorded outcome the ledger has acknowledged. */
   private readonly stored = new Set<Entry>();
   private readonly chunks = new Set<CampaignChunkResult>();
+  /** Where each entry's recipients start in the request. */
   private readonly offsets = new Map<Entry, number>();
   /** The entry each recipient index belongs to. */
   private readonly owners: Entry[] = [];
+  /** The chunk that carried each recipient index, once heard. */
+  private readonly byIndex: Array<CampaignChunkResult | undefined>;
   private readonly lost = new Map<Entry, Error>();
 
   constructor(
-    private readonly entries: Entry[],
-    private readonly byIndex: Map<number, CampaignChunkResult>,
+    entries: Entry[],
+    recipients: number,
     private readonly ledger?: SendLedger,
   ) {
+    this.byIndex = new Array<CampaignChunkResult | undefined>(recipients);
     let offset = 0;
     for (const entry of entries) {
       this.offsets.set(entry, offset);
-      this.owners.push(...entry.recipients.map(() => entry));
+      for (let i = 0; i < entry.recipients.length; i++) this.owners.push(entry);
       offset += entry.recipients.length;
     }
   }
@@ -313,18 +317,22 @@ class AcceptanceRecorder {
   heard(chunk: CampaignChunkResult): void {
     if (this.chunks.has(chunk)) return;
     this.chunks.add(chunk);
-    for (const i of chunk.recipientIndexes) this.byIndex.set(i, chunk);
+    for (const i of chunk.recipientIndexes) this.byIndex[i] = chunk;
     if (!chunk.ok || !this.ledger) return;
     const outcomes: Array<{ key: string; outcome: ActionOutcome }> = [];
     const completed: Entry[] = [];
-    for (const entry of this.entries) {
-      if (!entry.action || this.recorded.has(entry)) continue;
-      const offset = this.offsets.get(entry)!;
-      const all = entry.recipients.every((_, i) => this.byIndex.get(offset + i)?.ok === true);
-      if (!all) continue;
-      const outcome = entry.action.outcomeOf(deliveryOf(entry.recipients, offset, this.byIndex));
+    // Only the entries this chunk carried can have been completed by it.
+    let last: Entry | undefined;
+    for (const i of chunk.recipientIndexes) {
+      const entry = this.owners[i];
+      if (entry === last) continue;
+      last = entry;
+      if (!entry.action || this.recorded.has(entry) || !this.allSent(entry)) continue;
+      const delivery = deliveryOf(entry.recipients, this.offsets.get(entry)!, this.byIndex);
+      const outcome = entry.action.outcomeOf(delivery);
       if (!outcome) continue;
-      this.recorded.add(entry);
+      delivery.outcome = outcome;
+      this.recorded.set(entry, delivery);
       completed.push(entry);
       outcomes.push({ key: entry.action.claim.key, outcome });
     }
@@ -336,9 +344,26 @@ class AcceptanceRecorder {
     );
   }
 
-  /** Whether the entry's outcome is recorded (its write acknowledged); known once `settled`. */
-  isStored(entry: Entry): boolean {
-    return this.stored.has(entry);
+  /** Whether every recipient of the entry went in an accepted request. */
+  private allSent(entry: Entry): boolean {
+    const offset = this.offsets.get(entry)!;
+    for (let i = 0; i < entry.recipients.length; i++) {
+      if (this.byIndex[offset + i]?.ok !== true) return false;
+    }
+    return true;
+  }
+
+  /**
+   * What became of the entry's recipients; once `settled`, with `recorded` (and the outcome that
+   * was recorded) when the ledger acknowledged its outcome.
+   */
+  deliveryOf(entry: Entry): CampaignDelivery {
+    const known = this.recorded.get(entry);
+    if (known && this.stored.has(entry)) {
+      known.recorded = true;
+      return known;
+    }
+    return deliveryOf(entry.recipients, this.offsets.get(entry)!, this.byIndex);
   }
 
   /** Waits for the records; a failed one is left to the caller's own record of the outcome. */
@@ -350,7 +375,7 @@ class AcceptanceRecorder {
 function deliveryOf(
   recipients: CampaignRecipient[],
   offset: number,
-  byIndex: Map<number, CampaignChunkResult>,
+  byIndex: ReadonlyArray<CampaignChunkResult | undefined>,
 ): CampaignDelivery {
   const delivery: CampaignDelivery = {
     sent: [],
@@ -359,16 +384,20 @@ function deliveryOf(
     ambiguousAttempts: 0,
     recorded: false,
   };
-  const carriers = new Set<CampaignChunkResult>();
-  recipients.forEach((recipient, i) => {
-    const chunk = byIndex.get(offset + i);
+  // Usually one request carried them all: a short list, not a Set.
+  const carriers: CampaignChunkResult[] = [];
+  for (let i = 0; i < recipients.length; i++) {
+    const recipient = recipients[i];
+    const chunk = byIndex[offset + i];
     if (!chunk) throw new Error(`vendor client returned no outcome for recipient ${offset + i}`);
-    carriers.add(chunk);
+    if (!carriers.includes(chunk)) {
+      carriers.push(chunk);
+      delivery.batchRecipientCount += chunk.recipientIndexes.length;
+      delivery.ambiguousAttempts += chunk.ambiguousAttempts;
+    }
     if (chunk.ok)
       delivery.sent.push({ recipient, requestId: chunk.requestId, message: chunk.message });
     else delivery.failed.push({ recipient, error: chunk.error });
-  });
-  delivery.batchRecipientCount = [...carriers].reduce((n, c) => n + c.recipientIndexes.length, 0);
-  delivery.ambiguousAttempts = [...carriers].reduce((n, c) => n + c.ambiguousAttempts, 0);
+  }
   return delivery;
 }

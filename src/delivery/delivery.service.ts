@@ -102,7 +102,7 @@ export class DeliveryService {
       flagged(
         {
           status: 'sent',
-          requestIds: [...new Set([...requestIds, ...delivery.sent.map((s) => s.requestId)])],
+          requestIds: requestIdsOf(requestIds, delivery.sent),
           message: delivery.sent[0]?.message ?? message,
           campaignId: action.content.campaignId,
           recipientCount: action.recipients.length,
@@ -112,7 +112,7 @@ export class DeliveryService {
       );
     let pending: CampaignRecipient[] = action.recipients;
     for (;;) {
-      await this.gate.waitOpen();
+      if (!this.gate.passable) await this.gate.waitOpen();
       let delivery: CampaignDelivery;
       try {
         delivery = await this.campaigns.add(action.batchKey, action.content, pending, {
@@ -127,8 +127,9 @@ export class DeliveryService {
       }
       this.countLostAnswers(delivery.ambiguousAttempts);
       if (delivery.failed.length === 0) {
-        if (delivery.recorded) ticket.recorded?.();
-        return sentWith(delivery);
+        if (!delivery.recorded) return sentWith(delivery);
+        ticket.recorded?.();
+        return delivery.outcome ?? sentWith(delivery);
       }
       for (const sent of delivery.sent) requestIds.add(sent.requestId);
       message = delivery.sent[0]?.message ?? message;
@@ -283,6 +284,13 @@ export class DeliveryService {
     }
     return undefined;
   }
+}
+
+/** The requests that carried the action so far, each once, in the order they were accepted. */
+function requestIdsOf(earlier: Set<string>, sent: CampaignDelivery['sent']): string[] {
+  const ids = [...earlier];
+  for (const { requestId } of sent) if (!ids.includes(requestId)) ids.push(requestId);
+  return ids;
 }
 
 function isTransient(error: VendorError): boolean {

@@ -70,6 +70,11 @@ export class VendorGate {
   }
 
   /** Resolves when the gate is open; rejects once the service shuts down. */
+  /** Whether {@link waitOpen} would return at once: open, and not shutting down. */
+  get passable(): boolean {
+    return this.current.open && !this.shutDown;
+  }
+
   async waitOpen(): Promise<void> {
     for (;;) {
       if (this.shutDown) throw new Error('the service is shutting down');
