@@ -55,4 +55,30 @@ describe('LogScrubber', () => {
       tokens: 3,
     });
   });
+
+  it('gives back fields with nothing to scrub as they are, and copies only what changes', () => {
+    const clean = { eventId: 'e-1', partition: 3, requestIds: ['r-1', 'r-2'], nested: { a: 'b' } };
+    expect(scrubber.scrubFields(clean)).toBe(clean);
+    const mixed = {
+      eventId: 'e-1',
+      to: ['x@example.com', 'plain'],
+      nested: { a: 'b' },
+      token: 't',
+    };
+    const scrubbed = scrubber.scrubFields(mixed) as typeof mixed;
+    expect(scrubbed).toEqual({
+      eventId: 'e-1',
+      to: ['x***@example.com', 'plain'],
+      nested: { a: 'b' },
+      token: '[redacted]',
+    });
+    expect(scrubbed).not.toBe(mixed);
+    expect(scrubbed.nested).toBe(mixed.nested);
+    expect(mixed).toEqual({
+      eventId: 'e-1',
+      to: ['x@example.com', 'plain'],
+      nested: { a: 'b' },
+      token: 't',
+    });
+  });
 });
