@@ -41,30 +41,39 @@ export function checkJsonLimits(root: unknown): void {
     if (depth > MAX_JSON_DEPTH) {
       throw new InvalidEventError('TOO_COMPLEX', `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     }
-    const children: unknown[] = Array.isArray(value) ? value : checkedValues(value);
-    entries += children.length;
-    if (entries > MAX_JSON_ENTRIES) {
-      throw new InvalidEventError(
-        'TOO_COMPLEX',
-        `more than ${MAX_JSON_ENTRIES} fields and elements`,
-      );
+    if (Array.isArray(value)) {
+      entries += value.length;
+      if (entries > MAX_JSON_ENTRIES) throw tooMany();
+      for (const child of value) {
+        pending.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
     }
-    for (const child of children) {
-      pending.push(child);
+    // Names first (as before: a reserved or malformed name is named even in an object that is
+    // also too large), then the values straight onto the stacks, with no array of them.
+    const object = value as Record<string, unknown>;
+    let members = 0;
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      if (RESERVED_KEYS.has(key)) {
+        throw new InvalidEventError('UNKNOWN_FIELD', `field name '${key}' is reserved`);
+      }
+      if (!isWellFormed(key)) throw malformed();
+      members += 1;
+    }
+    entries += members;
+    if (entries > MAX_JSON_ENTRIES) throw tooMany();
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      pending.push(object[key]);
       depths.push(depth + 1);
     }
   }
 }
 
-function checkedValues(object: object): unknown[] {
-  const keys = Object.keys(object);
-  for (const key of keys) {
-    if (RESERVED_KEYS.has(key)) {
-      throw new InvalidEventError('UNKNOWN_FIELD', `field name '${key}' is reserved`);
-    }
-    if (!isWellFormed(key)) throw malformed();
-  }
-  return keys.map((key) => (object as Record<string, unknown>)[key]);
+function tooMany(): InvalidEventError {
+  return new InvalidEventError('TOO_COMPLEX', `more than ${MAX_JSON_ENTRIES} fields and elements`);
 }
 
 function malformed(): InvalidEventError {
