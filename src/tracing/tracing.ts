@@ -88,7 +88,8 @@ export class Tracing {
   /**
    * The span of publishing one record on behalf of `parent`, and the headers to publish it with:
    * `headers` plus the trace context of the new span (replacing any `traceparent` copied from
-   * the source). `end` closes the span when the broker has answered.
+   * the source), written into `headers` itself, which the caller builds for this record alone.
+   * `end` closes the span when the broker has answered.
    */
   produce(
     parent: Context | undefined,
@@ -108,9 +109,8 @@ export class Tracing {
       },
       from,
     );
-    const traced = { ...headers };
-    propagation.inject(trace.setSpan(from, span), traced, headerSetter);
-    return { headers: traced, end: (error) => endSpan(span, error) };
+    propagation.inject(trace.setSpan(from, span), headers, headerSetter);
+    return { headers, end: (error) => endSpan(span, error) };
   }
 
   /**
