@@ -98,6 +98,8 @@ async function main(): Promise<void> {
           : { user: ctx.emptyTopic, order: input.order };
       for (let rep = 1; rep <= options.reps; rep++) {
         for (const phase of alternate(options.phases, rep)) {
+          // The vendor ceiling and the floor measure the sign-up workload only.
+          if (phase === 'pipeline-floor' && workload !== 'user') continue;
           if (phase === 'ceiling-http') {
             if (workload !== 'user') continue;
             for (const recipients of [1, options.httpBatch]) {

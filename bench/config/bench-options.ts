@@ -4,6 +4,7 @@ export const PHASES = [
   'ceiling-consume',
   'ceiling-consume-produce',
   'ceiling-http',
+  'pipeline-floor',
   'naive',
   'mailbridge',
 ] as const;

@@ -10,6 +10,15 @@ export interface ConsumerChildConfig {
   expected?: number;
 }
 
+/** pipeline-floor: a consumer that also claims in Redis and sends to the vendor. */
+export interface FloorChildConfig extends ConsumerChildConfig {
+  resultTopic: string;
+  /** Vendor relay base URL, e.g. http://127.0.0.1:1234/relay/v1 */
+  relayBaseUrl: string;
+  token: string;
+  redisUrl: string;
+}
+
 export interface HttpChildConfig {
   /** Vendor relay base URL, e.g. http://127.0.0.1:1234/relay/v1 */
   relayBaseUrl: string;

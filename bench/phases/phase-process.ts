@@ -5,7 +5,7 @@ import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sa
 import { startNode, type StartedChild } from '../infra/child-process';
 import { repoRoot } from '../infra/repo-root';
 import type { BenchContext, EventPhase, InputTopics, ResultTopics } from './bench-context';
-import type { ConsumerChildConfig } from './child-messages';
+import type { ConsumerChildConfig, FloorChildConfig } from './child-messages';
 
 export interface PhaseProcess {
   started: StartedChild;
@@ -45,6 +45,26 @@ export async function startPhaseProcess(
       const started = startNode(
         logName,
         join(__dirname, `${phase}.child.js`),
+        { BENCH_CHILD: JSON.stringify(config) },
+        { ipc: true },
+      );
+      return { started, groupId };
+    }
+    case 'pipeline-floor': {
+      const config: FloorChildConfig = {
+        brokers: ctx.brokers,
+        groupId,
+        topics: [input[only]],
+        resultTopic: results.sent,
+        partitions: ctx.options.partitions,
+        expected,
+        relayBaseUrl: `${ctx.vendor.url}/relay/v1`,
+        token: SANDBOX_RELAY_ACCESS_TOKEN,
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      };
+      const started = startNode(
+        logName,
+        join(__dirname, 'pipeline-floor.child.js'),
         { BENCH_CHILD: JSON.stringify(config) },
         { ipc: true },
       );

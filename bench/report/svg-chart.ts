@@ -10,6 +10,7 @@ const COLORS: Record<string, string> = {
   'ceiling-consume': '#9aa5b1',
   'ceiling-consume-produce': '#7b8794',
   'ceiling-http': '#b8c2cc',
+  'pipeline-floor': '#60a5fa',
   naive: '#e3a008',
   mailbridge: '#2563eb',
 };
