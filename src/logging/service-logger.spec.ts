@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createServiceLogger } from './service-logger';
+import { createServiceLogger, isoTimeOncePerMillisecond } from './service-logger';
 
 /** A logger writing JSON lines into an array. */
 function capture(level: 'log' | 'debug' = 'log') {
@@ -88,5 +88,18 @@ describe('ServiceLogger', () => {
     expect(lines[0].msg).toBe('vendor refused j***@example.com with key [redacted]');
     expect(lines[1]).toMatchObject({ password: '[redacted]', nested: { token: '[redacted]' } });
     expect(text).not.toContain('hunter2');
+  });
+});
+
+describe('isoTimeOncePerMillisecond', () => {
+  it("writes pino's isoTime field, formatted again only when the millisecond changes", () => {
+    let now = Date.UTC(2026, 10, 26, 10, 0, 0, 5);
+    const time = isoTimeOncePerMillisecond(() => now);
+    const first = time();
+    expect(first).toBe(',"time":"2026-11-26T10:00:00.005Z"');
+    expect(time()).toBe(first);
+    now += 1;
+    expect(time()).toBe(',"time":"2026-11-26T10:00:00.006Z"');
+    expect(JSON.parse(`{"a":1${time()}}`)).toEqual({ a: 1, time: '2026-11-26T10:00:00.006Z' });
   });
 });

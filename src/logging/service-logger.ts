@@ -38,7 +38,7 @@ export function createServiceLogger(
     {
       name: 'mailbridge',
       level: PINO_LEVEL[settings.level],
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMillisecond(),
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {
@@ -49,6 +49,23 @@ export function createServiceLogger(
     destination ?? defaultDestination(settings.format),
   );
   return new ServiceLogger(logger, scrubber);
+}
+
+/**
+ * pino's `isoTime` (`,"time":"2026-11-26T10:00:00.000Z"`), formatted once per millisecond: the
+ * lines of one vendor request's events are written in a burst and share their time text.
+ */
+export function isoTimeOncePerMillisecond(now: () => number = Date.now): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const ms = now();
+    if (ms !== at) {
+      at = ms;
+      text = `,"time":"${new Date(ms).toISOString()}"`;
+    }
+    return text;
+  };
 }
 
 function defaultDestination(format: LogFormat): DestinationStream {
