@@ -69,13 +69,21 @@ export interface CampaignBatcherOptions {
   windowRecords?: number;
 }
 
+/**
+ * How the batcher tells a caller what became of its recipients: exactly one of the two, once.
+ * Neither may throw: they run in a loop over every caller of a request.
+ */
+export interface CampaignSettle {
+  delivered(delivery: CampaignDelivery): void;
+  failed(error: unknown): void;
+}
+
 interface Entry {
   recipients: CampaignRecipient[];
   /** Each recipient serialised: measured here, then joined into the request body as it is. */
   json: string[];
   action?: BatchedAction;
-  resolve: (delivery: CampaignDelivery) => void;
-  reject: (error: unknown) => void;
+  settle: CampaignSettle;
 }
 
 interface OpenBatch {
@@ -126,37 +134,51 @@ export class CampaignBatcher {
     recipients: CampaignRecipient[],
     action?: BatchedAction,
   ): Promise<CampaignDelivery> {
-    return new Promise<CampaignDelivery>((resolve, reject) => {
-      // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
-      // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
-      const json = recipients.map((r) => JSON.stringify(r));
-      let bytes = 1 + json.length;
-      for (const text of json) bytes += Buffer.byteLength(text, 'utf8');
-      const addresses = recipients.map((r) => normalisedAddress(r.email));
-      let batch = this.open.get(batchKey);
-      if (batch && !this.fits(batch, addresses, bytes)) {
-        this.flush(batchKey);
-        batch = undefined;
-      }
-      if (!batch) {
-        batch = {
-          content,
-          entries: [],
-          emails: new Set(),
-          count: 0,
-          bytes: Buffer.byteLength(JSON.stringify(content)),
-          openedAt: Date.now(),
-        };
-        this.open.set(batchKey, batch);
-        batch.timer = setTimeout(() => this.lingered(batchKey), this.options.lingerMs);
-      }
-      batch.entries.push({ recipients, json, action, resolve, reject });
-      for (const address of addresses) batch.emails.add(address);
-      batch.count += recipients.length;
-      batch.bytes += bytes;
-      if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
-        this.flush(batchKey);
-    });
+    return new Promise<CampaignDelivery>((delivered, failed) =>
+      this.enter(batchKey, content, recipients, action, { delivered, failed }),
+    );
+  }
+
+  /**
+   * {@link add} for a caller that follows many actions itself: `settle` hears what became of the
+   * recipients, with no promise of their own while they wait.
+   */
+  enter(
+    batchKey: string,
+    content: CampaignContent,
+    recipients: CampaignRecipient[],
+    action: BatchedAction | undefined,
+    settle: CampaignSettle,
+  ): void {
+    // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
+    // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
+    const json = recipients.map((r) => JSON.stringify(r));
+    let bytes = 1 + json.length;
+    for (const text of json) bytes += Buffer.byteLength(text, 'utf8');
+    const addresses = recipients.map((r) => normalisedAddress(r.email));
+    let batch = this.open.get(batchKey);
+    if (batch && !this.fits(batch, addresses, bytes)) {
+      this.flush(batchKey);
+      batch = undefined;
+    }
+    if (!batch) {
+      batch = {
+        content,
+        entries: [],
+        emails: new Set(),
+        count: 0,
+        bytes: Buffer.byteLength(JSON.stringify(content)),
+        openedAt: Date.now(),
+      };
+      this.open.set(batchKey, batch);
+      batch.timer = setTimeout(() => this.lingered(batchKey), this.options.lingerMs);
+    }
+    batch.entries.push({ recipients, json, action, settle });
+    for (const address of addresses) batch.emails.add(address);
+    batch.count += recipients.length;
+    batch.bytes += bytes;
+    if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
+      this.flush(batchKey);
   }
 
   /** Sends everything still gathering and waits for every request under way. */
@@ -231,7 +253,7 @@ export class CampaignBatcher {
       );
     } catch (error) {
       if (span) endSpan(span, error);
-      for (const entry of entries) entry.reject(error);
+      for (const entry of entries) entry.settle.failed(error);
       return;
     }
     if (span) {
@@ -243,17 +265,17 @@ export class CampaignBatcher {
     for (const entry of entries) {
       const lost = recorder.lostClaim(entry);
       if (lost) {
-        entry.reject(lost);
+        entry.settle.failed(lost);
         continue;
       }
       let delivery: CampaignDelivery;
       try {
         delivery = recorder.deliveryOf(entry);
       } catch (error) {
-        entry.reject(error);
+        entry.settle.failed(error);
         continue;
       }
-      entry.resolve(delivery);
+      entry.settle.delivered(delivery);
     }
   }
 }

@@ -13,7 +13,12 @@ import {
 import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MetricsService } from '../metrics/metrics.service';
-import type { BatchedAction, CampaignBatcher, CampaignDelivery } from './campaign.batcher';
+import type {
+  BatchedAction,
+  CampaignBatcher,
+  CampaignDelivery,
+  CampaignSettle,
+} from './campaign.batcher';
 import type { ContactListBatcher, ContactListDelivery, ListSend } from './contact-list.batcher';
 import { ContactListWindows } from './contact-list.windows';
 import { MemoryWindowStore } from '../cluster/memory-window.store';
@@ -84,7 +89,18 @@ class FakeCampaigns {
     const outcome = action.outcomeOf(delivery);
     this.recorded.push(outcome);
     delivery.recorded = outcome !== undefined;
+    delivery.outcome = outcome;
     return Promise.resolve(delivery);
+  }
+
+  enter(
+    key: string,
+    shared: unknown,
+    recipients: CampaignRecipient[],
+    action: BatchedAction,
+    settle: CampaignSettle,
+  ): void {
+    this.add(key, shared, recipients, action).then(settle.delivered, settle.failed);
   }
 
   drain(): Promise<void> {
@@ -313,6 +329,83 @@ describe(DeliveryService.name, () => {
       const outcome = await service.execute(campaign(to(1)), ticket({ ambiguous: true }));
       expect(outcome).toMatchObject({ status: 'sent', ambiguous: true });
       expect(campaigns.recorded).toEqual([outcome]);
+    });
+  });
+
+  describe('startCampaign, the common path of a campaign', () => {
+    /** What `startCampaign` told its caller: the sent outcome, or the outcome still to come. */
+    function start(service: DeliveryService, action: Action, more: Partial<ActionTicket> = {}) {
+      return new Promise<
+        | { how: 'sent'; outcome: ActionOutcome; recorded: boolean }
+        | { how: 'continued'; outcome: Promise<ActionOutcome> }
+      >((told) =>
+        service.startCampaign(action as Extract<Action, { kind: 'campaign' }>, ticket(more), {
+          sent: (outcome, recorded) => told({ how: 'sent', outcome, recorded }),
+          continued: (outcome) => told({ how: 'continued', outcome }),
+        }),
+      );
+    }
+
+    it('comes back sent, with the very outcome recorded, when every recipient is accepted', async () => {
+      const { service, campaigns } = setUp({ campaigns: [{ sent: [to(1), to(2)] }] });
+      const told = await start(service, campaign(to(1), to(2)));
+      expect(told).toEqual({
+        how: 'sent',
+        recorded: true,
+        outcome: {
+          status: 'sent',
+          requestIds: ['req-1'],
+          message: 'ok',
+          campaignId: 'c-1',
+          recipientCount: 2,
+          batchRecipientCount: 10,
+        },
+      });
+      expect(told.how === 'sent' && told.outcome).toBe(campaigns.recorded[0]);
+    });
+
+    it('goes on as execute does after a recipient failed, and comes back continued', async () => {
+      const { service, campaigns } = setUp({
+        campaigns: [{ sent: [to(1)], failed: [[to(2), unavailable()]] }, { sent: [to(2)] }],
+      });
+      const told = await start(service, campaign(to(1), to(2)));
+      expect(told.how).toBe('continued');
+      expect(await (told as { outcome: Promise<ActionOutcome> }).outcome).toMatchObject({
+        status: 'sent',
+        requestIds: ['req-1', 'req-2'],
+        recipientCount: 2,
+        batchRecipientCount: 20,
+      });
+      expect(campaigns.calls).toEqual([[to(1), to(2)], [to(2)]]);
+    });
+
+    it('comes back continued with the error when the claim was lost', async () => {
+      const { service } = setUp({ campaigns: [new ClaimLostError('evt-1:welcome')] });
+      const told = await start(service, campaign(to(1)));
+      expect(told.how).toBe('continued');
+      await expect((told as { outcome: Promise<ActionOutcome> }).outcome).rejects.toThrow(
+        ClaimLostError,
+      );
+    });
+
+    it('leaves a closed gate to the general path, which sends once it reopens', async () => {
+      const { service, campaigns, gate } = setUp({ campaigns: [{ sent: [to(1)] }] });
+      gate.trip('outage', PAUSE_MS, 'vendor answered 503');
+      const told = await start(service, campaign(to(1)));
+      expect(told.how).toBe('continued');
+      expect(campaigns.calls).toHaveLength(0);
+      expect(await (told as { outcome: Promise<ActionOutcome> }).outcome).toMatchObject({
+        status: 'sent',
+      });
+      expect(campaigns.calls).toHaveLength(1);
+    });
+
+    it('flags the outcome ambiguous, and counts it once, when the client resent a lost answer', async () => {
+      const { service, count } = setUp({ campaigns: [{ sent: [to(1)], lost: 1 }] });
+      const told = await start(service, campaign(to(1)));
+      expect(told).toMatchObject({ how: 'sent', outcome: { status: 'sent', ambiguous: true } });
+      const labels = { cause: 'lost-answer', resolution: 'resend' };
+      expect(await count('mailbridge_ambiguous_sends_total', labels)).toBe(1);
     });
   });
 

@@ -18,7 +18,7 @@ import {
   type WindowOrder,
   type WindowStore,
 } from '../cluster/window.store';
-import { CampaignBatcher, type CampaignDelivery } from './campaign.batcher';
+import { CampaignBatcher, type BatchedAction, type CampaignDelivery } from './campaign.batcher';
 import {
   ContactListBatcher,
   type ContactListDelivery,
@@ -52,6 +52,33 @@ export interface ActionTicket {
    */
   recorded?: () => void;
 }
+
+/** How a campaign's first attempt went, when its caller followed it ({@link DeliveryService.startCampaign}). */
+export type CampaignAttempt = { delivery: CampaignDelivery } | { error: unknown };
+
+/** What {@link DeliveryService.startCampaign} tells its caller, once. Neither may throw. */
+export interface CampaignFollower {
+  /** The vendor accepted every recipient: the outcome, and whether it is recorded already. */
+  sent(outcome: ActionOutcome, recorded: boolean): void;
+  /** Anything else: the action goes on as `execute` would have; this is its outcome to come. */
+  continued(outcome: Promise<ActionOutcome>): void;
+}
+
+/** What a campaign action's earlier attempts got through, before recipients that failed. */
+interface SentSoFar {
+  requestIds: readonly string[];
+  message: string;
+  batchRecipientCount: number;
+  ambiguous: boolean;
+}
+
+const NOTHING_SENT: SentSoFar = {
+  requestIds: [],
+  message: '',
+  batchRecipientCount: 0,
+  ambiguous: false,
+};
+const NOTHING_SENT_AMBIGUOUS: SentSoFar = { ...NOTHING_SENT, ambiguous: true };
 
 /**
  * Carries one template action to the vendor and back to an outcome. Vendor trouble costs time,
@@ -91,50 +118,84 @@ export class DeliveryService {
       : this.contactList(action, ticket);
   }
 
-  private async campaign(action: CampaignAction, ticket: ActionTicket): Promise<ActionOutcome> {
-    const requestIds = new Set<string>();
-    let message = '';
-    let batchRecipientCount = 0;
-    let ambiguous = ticket.ambiguous;
+  /**
+   * A campaign action's first attempt, for a caller that follows many actions at once (the
+   * runner's common path): the recipients join their batch now, and `then` hears once how it
+   * went, with no promise or suspended function of the action's own while it waits (thousands
+   * wait at once). Every recipient accepted comes to `sent`; anything else (the gate closed, a
+   * recipient failed, the claim lost, an error) goes on from that attempt exactly as `execute`
+   * goes on, and comes to `continued`.
+   */
+  startCampaign(action: CampaignAction, ticket: ActionTicket, then: CampaignFollower): void {
+    if (!this.gate.passable) {
+      then.continued(this.campaign(action, ticket));
+      return;
+    }
+    const soFar = ticket.ambiguous ? NOTHING_SENT_AMBIGUOUS : NOTHING_SENT;
+    const batched: BatchedAction = {
+      claim: ticket.claim,
+      trace: ticket.trace,
+      outcomeOf: (d) => (d.failed.length === 0 ? sentOutcome(action, d, soFar) : undefined),
+    };
+    this.campaigns.enter(action.batchKey, action.content, action.recipients, batched, {
+      delivered: (delivery) => {
+        if (delivery.failed.length > 0) {
+          then.continued(this.campaign(action, ticket, { delivery }));
+          return;
+        }
+        this.countLostAnswers(delivery.ambiguousAttempts);
+        then.sent(delivery.outcome ?? sentOutcome(action, delivery, soFar), delivery.recorded);
+      },
+      failed: (error) => then.continued(this.campaign(action, ticket, { error })),
+    });
+  }
+
+  /**
+   * Sends a campaign action's recipients until every one is accepted, or refused for good: the
+   * gate's pauses and the vendor's transient failures cost time, and only the recipients whose
+   * request failed go again. `first`: an attempt made already (`startCampaign`).
+   */
+  private async campaign(
+    action: CampaignAction,
+    ticket: ActionTicket,
+    first?: CampaignAttempt,
+  ): Promise<ActionOutcome> {
+    const soFar = { ...(ticket.ambiguous ? NOTHING_SENT_AMBIGUOUS : NOTHING_SENT) };
     // The outcome if `delivery` (of the recipients still pending) ends the action; recorded by
     // the batcher the moment the vendor accepts, so it must not change any state here.
-    const sentWith = (delivery: CampaignDelivery): ActionOutcome =>
-      flagged(
-        {
-          status: 'sent',
-          requestIds: requestIdsOf(requestIds, delivery.sent),
-          message: delivery.sent[0]?.message ?? message,
-          campaignId: action.content.campaignId,
-          recipientCount: action.recipients.length,
-          batchRecipientCount: Math.max(batchRecipientCount, delivery.batchRecipientCount),
-        },
-        ambiguous || delivery.ambiguousAttempts > 0,
-      );
+    const batched: BatchedAction = {
+      claim: ticket.claim,
+      trace: ticket.trace,
+      outcomeOf: (d) => (d.failed.length === 0 ? sentOutcome(action, d, soFar) : undefined),
+    };
     let pending: CampaignRecipient[] = action.recipients;
+    let attempt = first;
     for (;;) {
-      if (!this.gate.passable) await this.gate.waitOpen();
-      let delivery: CampaignDelivery;
-      try {
-        delivery = await this.campaigns.add(action.batchKey, action.content, pending, {
-          claim: ticket.claim,
-          trace: ticket.trace,
-          outcomeOf: (d) => (d.failed.length === 0 ? sentWith(d) : undefined),
-        });
-      } catch (error) {
-        const permanent = this.permanentOrPause(error);
+      if (!attempt) {
+        if (!this.gate.passable) await this.gate.waitOpen();
+        attempt = await this.campaigns.add(action.batchKey, action.content, pending, batched).then(
+          (delivery) => ({ delivery }),
+          (error: unknown) => ({ error }),
+        );
+      }
+      const made = attempt;
+      attempt = undefined;
+      if ('error' in made) {
+        const permanent = this.permanentOrPause(made.error);
         if (permanent) return failedOutcome(permanent);
         continue;
       }
+      const { delivery } = made;
       this.countLostAnswers(delivery.ambiguousAttempts);
       if (delivery.failed.length === 0) {
-        if (!delivery.recorded) return sentWith(delivery);
+        if (!delivery.recorded) return sentOutcome(action, delivery, soFar);
         ticket.recorded?.();
-        return delivery.outcome ?? sentWith(delivery);
+        return delivery.outcome ?? sentOutcome(action, delivery, soFar);
       }
-      for (const sent of delivery.sent) requestIds.add(sent.requestId);
-      message = delivery.sent[0]?.message ?? message;
-      batchRecipientCount = Math.max(batchRecipientCount, delivery.batchRecipientCount);
-      ambiguous ||= delivery.ambiguousAttempts > 0;
+      soFar.requestIds = requestIdsOf(soFar.requestIds, delivery.sent);
+      soFar.message = delivery.sent[0]?.message ?? soFar.message;
+      soFar.batchRecipientCount = Math.max(soFar.batchRecipientCount, delivery.batchRecipientCount);
+      soFar.ambiguous ||= delivery.ambiguousAttempts > 0;
       const errors = delivery.failed.map((f) => f.error);
       const unknown = errors.find((e) => e.ambiguous);
       if (unknown && this.config.idempotency.ambiguousSendPolicy === 'fail') {
@@ -146,7 +207,7 @@ export class DeliveryService {
         return failedOutcome(
           permanent,
           sentCount > 0 ? `${sentCount} of ${action.recipients.length} recipients sent; ` : '',
-          ambiguous,
+          soFar.ambiguous,
         );
       }
       // Pause once for the batch's trouble; only the recipients whose request failed go again.
@@ -287,10 +348,33 @@ export class DeliveryService {
 }
 
 /** The requests that carried the action so far, each once, in the order they were accepted. */
-function requestIdsOf(earlier: Set<string>, sent: CampaignDelivery['sent']): string[] {
+function requestIdsOf(earlier: readonly string[], sent: CampaignDelivery['sent']): string[] {
   const ids = [...earlier];
   for (const { requestId } of sent) if (!ids.includes(requestId)) ids.push(requestId);
   return ids;
+}
+
+/**
+ * The outcome of a campaign action whose last pending recipients `delivery` sent, after what
+ * earlier attempts sent: every request that carried it, the largest of them, ambiguous if any
+ * attempt was.
+ */
+function sentOutcome(
+  action: CampaignAction,
+  delivery: CampaignDelivery,
+  soFar: SentSoFar,
+): ActionOutcome {
+  return flagged(
+    {
+      status: 'sent',
+      requestIds: requestIdsOf(soFar.requestIds, delivery.sent),
+      message: delivery.sent[0]?.message ?? soFar.message,
+      campaignId: action.content.campaignId,
+      recipientCount: action.recipients.length,
+      batchRecipientCount: Math.max(soFar.batchRecipientCount, delivery.batchRecipientCount),
+    },
+    soFar.ambiguous || delivery.ambiguousAttempts > 0,
+  );
 }
 
 function isTransient(error: VendorError): boolean {

@@ -4,13 +4,13 @@ import { FakeClock, settle } from '../../test/support/fake-clock';
 import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import type { ActionTicket, DeliveryService } from '../delivery/delivery.service';
+import type { ActionTicket, CampaignFollower, DeliveryService } from '../delivery/delivery.service';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ClaimHolder, ClaimResult } from '../idempotency/idempotency.store';
 import type { InstanceLiveness } from '../idempotency/instance-liveness';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 import { MetricsService } from '../metrics/metrics.service';
-import type { ResultPublisher } from '../outbound/result.publisher';
+import type { ResultPublisher, ResultToPublish } from '../outbound/result.publisher';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { EventSource } from './dispatch-outcome';
 
@@ -43,16 +43,43 @@ const sent = (requestId: string): ActionOutcome => ({
 });
 const stranger = (name: string): ClaimHolder => ({ instance: name, handling: `${name}-h` });
 
-/** Delivery whose calls stay in flight until the spec answers them, in any order. */
+/**
+ * Delivery whose calls stay in flight until the spec answers them, in any order. A campaign the
+ * runner starts on its common path (`startCampaign`) answers as DeliveryService does: accepted
+ * whole, it comes back `sent` (recorded if the spec said so through the ticket); anything else
+ * goes on as `execute` would, and comes back `continued`.
+ */
 class HeldDelivery {
   readonly calls: Array<{
     ticket: ActionTicket;
     answer: (outcome: RecordedOutcome) => void;
     fail: (error: Error) => void;
   }> = [];
+  /** How many actions came by the common path. */
+  started = 0;
 
   execute(_action: unknown, ticket: ActionTicket): Promise<RecordedOutcome> {
     return new Promise((answer, fail) => this.calls.push({ ticket, answer, fail }));
+  }
+
+  startCampaign(_action: unknown, ticket: ActionTicket, then: CampaignFollower): void {
+    this.started += 1;
+    let recorded = false;
+    const held: ActionTicket = {
+      ...ticket,
+      recorded: () => {
+        recorded = true;
+        ticket.recorded?.();
+      },
+    };
+    this.calls.push({
+      ticket: held,
+      answer: (outcome) =>
+        outcome.status === 'sent' && !outcome.ambiguous
+          ? then.sent(outcome, recorded)
+          : then.continued(Promise.resolve(outcome as ActionOutcome)),
+      fail: (error) => then.continued(Promise.reject(error)),
+    });
   }
 }
 
@@ -87,10 +114,17 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const delivery = new HeldDelivery();
   const metrics = new MetricsService();
   const published: Published[] = [];
+  const publishResult = async (_event: InboundEvent, template: string, outcome: ActionOutcome) => {
+    const { kind } = await store.claim(KEY, stranger('observer'), 1);
+    published.push({ template, outcome, storeHad: kind });
+  };
+  /** Each publishResults call: the events whose results it carried. */
+  const groups: string[][] = [];
   const publisher = {
-    publishResult: async (_event: InboundEvent, template: string, outcome: ActionOutcome) => {
-      const { kind } = await store.claim(KEY, stranger('observer'), 1);
-      published.push({ template, outcome, storeHad: kind });
+    publishResult,
+    publishResults: async (results: ResultToPublish[]) => {
+      groups.push(results.map((r) => r.event.id));
+      for (const r of results) await publishResult(r.event as InboundEvent, r.template, r.outcome);
     },
   } as unknown as ResultPublisher;
   const config = {
@@ -108,7 +142,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   );
   // This process is alive for the whole spec, as InstanceLiveness keeps it.
   void store.heartbeat(ME, 24 * 3_600_000);
-  return { clock, store, delivery, metrics, published, runner };
+  return { clock, store, delivery, metrics, published, groups, publisher, runner };
 }
 
 describe(ActionRunner.name, () => {
@@ -372,5 +406,80 @@ describe(ActionRunner.name, () => {
     delivery.calls[1].answer(sent('req-2'));
     expect(await second).toBe('sent');
     expect(clock.pending).toBe(0);
+  });
+
+  describe('campaign actions one vendor request accepted whole', () => {
+    const second: InboundEvent = { ...event, id: 'evt-2' };
+
+    it('are finished together: one publish call, then each counted and given its status', async () => {
+      const { delivery, groups, metrics, runner, store } = setUp();
+      const first = runner.run(event, planned, source);
+      const other = runner.run(second, planned, { ...source, offset: '43' });
+      await settle();
+      expect(delivery.started).toBe(2); // the common path, not execute
+      delivery.calls[0].answer(sent('req-1'));
+      delivery.calls[1].answer(sent('req-1'));
+      expect(await Promise.all([first, other])).toEqual(['sent', 'sent']);
+      expect(groups).toEqual([['evt-1', 'evt-2']]);
+      expect(await count(metrics.outcomes, { outcome: 'sent' })).toBe(2);
+      for (const key of [KEY, 'evt-2:welcome']) {
+        expect(await store.claim(key, stranger('later'), CLAIM_TTL_MS)).toEqual({
+          kind: 'done',
+          outcome: sent('req-1'),
+        });
+      }
+    });
+
+    it('records, in one call and before publishing, only the outcomes the batcher could not', async () => {
+      const { delivery, published, runner, store } = setUp();
+      const complete = jest.spyOn(store, 'complete');
+      const first = runner.run(event, planned, source);
+      const other = runner.run(second, planned, { ...source, offset: '43' });
+      await settle();
+      await store.complete([{ key: KEY, outcome: sent('req-1') }]);
+      delivery.calls[0].ticket.recorded?.(); // recorded by the batcher at acceptance
+      delivery.calls[0].answer(sent('req-1'));
+      delivery.calls[1].answer(sent('req-1'));
+      await Promise.all([first, other]);
+      expect(complete.mock.calls.slice(1)).toEqual([
+        [[{ key: 'evt-2:welcome', outcome: sent('req-1') }]],
+      ]);
+      expect(published.map((p) => p.storeHad)).toEqual(['done', 'done']);
+    });
+
+    it('fail together, publishing nothing, when an outcome cannot be recorded', async () => {
+      const { delivery, published, runner, store } = setUp();
+      jest.spyOn(store, 'complete').mockRejectedValue(new Error('READONLY'));
+      const first = runner.run(event, planned, source);
+      const other = runner.run(second, planned, { ...source, offset: '43' });
+      await settle();
+      delivery.calls[0].answer(sent('req-1'));
+      delivery.calls[1].answer(sent('req-1'));
+      await expect(first).rejects.toThrow('READONLY');
+      await expect(other).rejects.toThrow('READONLY');
+      expect(published).toEqual([]);
+    });
+
+    it('fail together when their results cannot be published: none of them is done', async () => {
+      const { delivery, publisher, runner } = setUp();
+      jest.spyOn(publisher, 'publishResults').mockRejectedValue(new Error('broker down'));
+      const first = runner.run(event, planned, source);
+      const other = runner.run(second, planned, { ...source, offset: '43' });
+      await settle();
+      delivery.calls[0].answer(sent('req-1'));
+      delivery.calls[1].answer(sent('req-1'));
+      await expect(first).rejects.toThrow('broker down');
+      await expect(other).rejects.toThrow('broker down');
+    });
+
+    it('gives the claim back and fails the action when starting the send throws (a bug)', async () => {
+      const { clock, delivery, runner, store } = setUp();
+      jest.spyOn(delivery, 'startCampaign').mockImplementation(() => {
+        throw new Error('bug in a batcher');
+      });
+      await expect(runner.run(event, planned, source)).rejects.toThrow('bug in a batcher');
+      expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
+      expect(clock.pending).toBe(0); // no renewal left running
+    });
   });
 });

@@ -5,14 +5,15 @@ import type { ActionStatus, EventSource } from './dispatch-outcome';
 import { eventLogFields, outcomeLogLine } from './event-log';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
-import type { Planner, TemplateAction } from '../templates/planner';
+import type { CampaignAction, Planner, TemplateAction } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
-import type { RecordedOutcome } from '../contracts/action-outcome';
+import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { WindowOrder } from '../cluster/window.store';
 import type { IHeaders } from 'kafkajs';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
+  type ClaimResult,
   type HeldClaim,
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
@@ -28,12 +29,44 @@ export interface PlannedAction {
 
 const BUSY_RETRY_MS = 500;
 
+/** One handling of one (event, template) action, from its claim to its status. */
+interface Handling {
+  event: InboundEvent;
+  template: Planner;
+  action: TemplateAction;
+  source: EventSource;
+  key: string;
+  holder: ClaimHolder;
+  /** Its outcome is in the store already (recorded the moment the vendor accepted). */
+  recorded: boolean;
+}
+
+/** A campaign action the vendor accepted whole, waiting to be finished with the others. */
+interface Accepted {
+  handling: Handling;
+  outcome: ActionOutcome;
+  resolve: (status: ActionStatus) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Where the general path starts: a claim answered, or a send already under way. */
+type FirstStep =
+  | { kind: 'claim'; claim: ClaimResult }
+  | { kind: 'sending'; claim: HeldClaim; outcome: Promise<RecordedOutcome> };
+
 /**
  * Runs one template for one event, exactly once as far as the vendor can tell: claim the
  * (event, template) key, plan, send, record the outcome, publish the result. Every handling
  * claims under its own name, so a second handling of the same record (a redelivery after a
  * consumer restart or a rebalance, in this process or another) waits for the first and then
  * publishes the outcome it recorded.
+ *
+ * Two paths. The common case, a campaign action claimed afresh, waits for its vendor request
+ * without a suspended function of its own (`DeliveryService.startCampaign`), and the actions one
+ * request completes are finished together: their outcomes recorded if the batcher could not,
+ * their results published in one call, then each action's status. Everything else, and anything
+ * that goes otherwise on the way (a claim busy or done, an ambiguous takeover, a contact list, a
+ * closed gate, a failed recipient, a claim lost), runs on the general path, `runFrom`.
  */
 @Injectable()
 export class ActionRunner {
@@ -41,6 +74,8 @@ export class ActionRunner {
   /** Claims whose action is with the vendor, kept alive by one timer for all of them. */
   private readonly sending = new Set<HeldClaim>();
   private stopRenewing?: () => void;
+  /** Campaign actions accepted in this turn, finished together at its end. */
+  private accepted: Accepted[] = [];
 
   constructor(
     private readonly config: AppConfig,
@@ -52,23 +87,126 @@ export class ActionRunner {
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
-  async run(
+  run(
     event: InboundEvent,
     { template, action }: PlannedAction,
     source: EventSource,
   ): Promise<ActionStatus> {
-    const key = `${event.id}:${template.name}`;
-    const fields = () => eventLogFields(event, template.name, source);
-    const holder: ClaimHolder = {
-      instance: this.instance.id,
-      handling: this.instance.nextHandling(),
+    const handling: Handling = {
+      event,
+      template,
+      action,
+      source,
+      key: `${event.id}:${template.name}`,
+      holder: { instance: this.instance.id, handling: this.instance.nextHandling() },
+      recorded: false,
     };
+    const { claimTtlMs } = this.config.idempotency;
+    return this.store.claim(handling.key, handling.holder, claimTtlMs).then((claim) => {
+      const fresh = claim.kind === 'claimed' || (claim.kind === 'reclaimed' && !claim.maybeSent);
+      if (fresh && action.kind === 'campaign') return this.sendCampaign(handling, action);
+      return this.runFrom(handling, { kind: 'claim', claim });
+    });
+  }
+
+  /**
+   * The common path: the campaign's recipients join their batch; when the vendor accepts them
+   * all, the action is finished with the others of its request (`finishAccepted`); otherwise the
+   * general path takes it over, its send under way.
+   */
+  private sendCampaign(handling: Handling, action: CampaignAction): Promise<ActionStatus> {
+    return new Promise((resolve, reject) => {
+      const claim: HeldClaim = { key: handling.key, holder: handling.holder };
+      this.keepAlive(claim);
+      const ticket = {
+        claim,
+        ambiguous: false,
+        trace: handling.source.trace,
+        recorded: () => (handling.recorded = true),
+      };
+      const continued = (outcome: Promise<ActionOutcome>) => {
+        this.runFrom(handling, { kind: 'sending', claim, outcome }).then(resolve, reject);
+      };
+      try {
+        this.vendor.startCampaign(action, ticket, {
+          sent: (outcome, recorded) => {
+            this.letGo(claim);
+            handling.recorded ||= recorded;
+            if (this.accepted.length === 0) queueMicrotask(() => this.finishAccepted());
+            this.accepted.push({ handling, outcome, resolve, reject });
+          },
+          continued,
+        });
+      } catch (error) {
+        // A bug, not the vendor: the general path gives the claim back and fails the action.
+        continued(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+      }
+    });
+  }
+
+  /**
+   * Finishes the campaign actions accepted in one turn (one vendor request's, usually): the
+   * outcomes the batcher could not record are recorded, in one call; then every result is
+   * published, in one call; then each action is counted, logged, and given its status. A failure
+   * of either call fails them all, with no result published for any that was not recorded.
+   */
+  private finishAccepted(): void {
+    const group = this.accepted;
+    this.accepted = [];
+    const unrecorded = group.filter((a) => !a.handling.recorded);
+    const stored =
+      unrecorded.length === 0
+        ? Promise.resolve()
+        : this.store.complete(unrecorded.map((a) => ({ key: a.handling.key, outcome: a.outcome })));
+    stored
+      .then(() =>
+        this.publisher.publishResults(
+          group.map(({ handling, outcome }) => ({
+            event: handling.event,
+            template: handling.template.name,
+            outcome,
+            source: handling.source,
+          })),
+        ),
+      )
+      .then(
+        () => {
+          this.metrics.outcomes.inc({ outcome: 'sent' }, group.length);
+          for (const { handling, outcome, resolve, reject } of group) {
+            try {
+              this.logger.log(outcomeLogLine(outcome.status, outcome, fieldsOf(handling)));
+              resolve(outcome.status);
+            } catch (error) {
+              reject(error);
+            }
+          }
+        },
+        (error: unknown) => {
+          for (const { reject } of group) reject(error);
+        },
+      );
+  }
+
+  /**
+   * The general path, for every claim answer and every kind of action; `first` is where it
+   * starts (the claim the caller made, or the common path's send under way).
+   */
+  private async runFrom(handling: Handling, first: FirstStep): Promise<ActionStatus> {
+    const { event, template, action, source, key, holder } = handling;
+    const fields = () => fieldsOf(handling);
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
-    let recorded = false;
     let outcome: RecordedOutcome | undefined;
+    let step: FirstStep | undefined = first;
     while (!outcome) {
-      const claim = await this.store.claim(key, holder, claimTtlMs);
+      if (step?.kind === 'sending') {
+        const under = step.outcome;
+        outcome = await this.settleSend(step.claim, () => under);
+        step = undefined;
+        continue;
+      }
+      const claim = step ? step.claim : await this.store.claim(key, holder, claimTtlMs);
+      step = undefined;
       if (claim.kind === 'done') {
         const recorded = claim.outcome;
         if (recorded.status === 'in-window') {
@@ -115,13 +253,13 @@ export class ActionRunner {
         trace: source.trace,
         order,
         recorded: () => {
-          recorded = true;
+          handling.recorded = true;
         },
       });
     }
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures,
     // window marks and a record that did not land are recorded here.
-    if (!recorded) await this.store.complete([{ key, outcome }]);
+    if (!handling.recorded) await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
       this.logger.log({ msg: 'in-window', ...fields(), status: 'in-window', list: outcome.list });
@@ -136,7 +274,7 @@ export class ActionRunner {
   }
 
   /** The outcome, or undefined when the claim was lost before sending (claim again). */
-  private async send(
+  private send(
     key: string,
     holder: ClaimHolder,
     action: TemplateAction,
@@ -144,11 +282,23 @@ export class ActionRunner {
   ): Promise<RecordedOutcome | undefined> {
     const claim: HeldClaim = { key, holder };
     this.keepAlive(claim);
+    return this.settleSend(claim, () => this.vendor.execute(action, { claim, ...ticket }));
+  }
+
+  /**
+   * What a send under way came to: its outcome, or undefined when the claim was lost before the
+   * request was written (claim again). On any other failure the claim is given back and the
+   * error thrown. Either way the claim is no longer renewed.
+   */
+  private async settleSend(
+    claim: HeldClaim,
+    sending: () => Promise<RecordedOutcome>,
+  ): Promise<RecordedOutcome | undefined> {
     try {
-      return await this.vendor.execute(action, { claim, ...ticket });
+      return await sending();
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
-      await this.store.release(key, holder).catch(() => undefined);
+      await this.store.release(claim.key, claim.holder).catch(() => undefined);
       throw error;
     } finally {
       this.letGo(claim);
@@ -180,6 +330,10 @@ export class ActionRunner {
     this.stopRenewing?.();
     this.stopRenewing = undefined;
   }
+}
+
+function fieldsOf({ event, template, source }: Handling): ReturnType<typeof eventLogFields> {
+  return eventLogFields(event, template.name, source);
 }
 
 /** What a contact-list window keeps of an event, to publish its result once the list exists. */

@@ -108,6 +108,46 @@ describe(ResultPublisher.name, () => {
     expect(all[0].headers).toEqual({ 'content-type': 'application/json', 'x-record': 'e0' });
   });
 
+  it('publishes many results with one promise, settled once the last produce request is answered', async () => {
+    const batches: ProducerBatch[] = [];
+    const answers: Array<() => void> = [];
+    const producer = {
+      connect: () => Promise.resolve(),
+      sendBatch: (batch: ProducerBatch) => {
+        batches.push(batch);
+        return new Promise<[]>((resolve) => answers.push(() => resolve([])));
+      },
+    };
+    const kafka = { producer: () => producer } as unknown as Kafka;
+    const publisher = new ResultPublisher(kafka, config, new Tracing());
+    const outcome = {
+      status: 'sent' as const,
+      requestIds: ['req-1'],
+      message: 'ok',
+      recipientCount: 1,
+      batchRecipientCount: 400,
+    };
+    // 400 results of about 700 bytes each: more than one produce request of 256 KiB.
+    const results = Array.from({ length: 400 }, (_, i) => ({
+      event: { id: `e-${i}`, type: 'user.signed_up.v1' },
+      template: 'welcome',
+      outcome: { ...outcome, message: 'x'.repeat(200) },
+      source: { key: Buffer.from(`k${i}`), headers: {} },
+    }));
+    let settled = false;
+    const publishing = publisher.publishResults(results).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toHaveLength(1);
+    answers.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toHaveLength(2); // the second request goes once the first is answered
+    expect(settled).toBe(false); // its records are not all acknowledged yet
+    answers.shift()!();
+    await publishing;
+    const messages = batches.flatMap((b) => (b.topicMessages ?? []).flatMap((t) => t.messages));
+    expect(messages.map((m) => String(m.key))).toEqual(results.map((r) => String(r.source.key)));
+  });
+
   it('rejects every record of a failed produce request, so none is committed', async () => {
     const kafka = {
       producer: () => ({

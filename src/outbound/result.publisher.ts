@@ -40,12 +40,26 @@ export interface OutboundRecord {
 const MAX_RECORDS_PER_FLUSH = 2_000;
 const MAX_BYTES_PER_SEND = 256 * 1024;
 
+/** One publishing call's records: it settles when the last of them is acknowledged, or one fails. */
+interface Completion {
+  left: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 interface QueuedRecord {
   topic: string;
   message: Message;
   bytes: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  done: Completion;
+}
+
+/** One action's result to publish: the event it answers, its template, its outcome, its record. */
+export interface ResultToPublish {
+  event: Pick<EventEnvelope, 'id' | 'type'>;
+  template: string;
+  outcome: ActionOutcome;
+  source: { key: Buffer | null; headers: IHeaders; trace?: Context };
 }
 
 /**
@@ -90,22 +104,38 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     outcome: ActionOutcome,
     source: { key: Buffer | null; headers: IHeaders; trace?: Context },
   ): Promise<void> {
+    return this.publishResults([{ event, template, outcome, source }]);
+  }
+
+  /**
+   * {@link publishResult} for many actions at once (those a vendor request completed): one
+   * promise for all of them, which resolves once every result is acknowledged and rejects if any
+   * is not (they travel in the same produce requests).
+   */
+  publishResults(results: readonly ResultToPublish[]): Promise<void> {
     const { mode, source: resultSource } = this.config.results;
-    const result = resultFor(event, template, outcome, new Date(), resultSource);
-    const topic = resultTopic(outcome, this.config.topics);
-    const encoded = encodeResult(result, mode);
-    const send = this.tracing.produce(source.trace, topic, {
-      ...source.headers,
-      ...encoded.headers,
-    });
-    return this.publish(topic, {
-      key: source.key,
-      value: encoded.value,
-      headers: send.headers,
-    }).then(
-      () => send.end(),
+    const time = new Date();
+    const sends: Array<{ end: (error?: unknown) => void }> = [];
+    const records: Array<{ topic: string; record: OutboundRecord }> = [];
+    for (const { event, template, outcome, source } of results) {
+      const topic = resultTopic(outcome, this.config.topics);
+      const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
+      const send = this.tracing.produce(source.trace, topic, {
+        ...source.headers,
+        ...encoded.headers,
+      });
+      sends.push(send);
+      records.push({
+        topic,
+        record: { key: source.key, value: encoded.value, headers: send.headers },
+      });
+    }
+    return this.publishAll(records).then(
+      () => {
+        for (const send of sends) send.end();
+      },
       (error: unknown) => {
-        send.end(error);
+        for (const send of sends) send.end(error);
         throw error;
       },
     );
@@ -117,10 +147,21 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    * in one produce request.
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
+    return this.publishAll([{ topic, record }]);
+  }
+
+  /** {@link publish} for many records, with one promise for all of them. */
+  private publishAll(
+    records: ReadonlyArray<{ topic: string; record: OutboundRecord }>,
+  ): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const message: Message = { key: record.key, value: record.value, headers: record.headers };
-      const bytes = Buffer.byteLength(record.value) + 512; // headers and framing, roughly
-      this.queue.push({ topic, message, bytes, resolve, reject });
+      const done: Completion = { left: records.length, resolve, reject };
+      for (const { topic, record } of records) {
+        const message: Message = { key: record.key, value: record.value, headers: record.headers };
+        const bytes = Buffer.byteLength(record.value) + 512; // headers and framing, roughly
+        this.queue.push({ topic, message, bytes, done });
+      }
       if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -223,10 +264,10 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
         this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages }),
       );
     } catch (error) {
-      for (const item of items) item.reject(error);
+      for (const item of items) item.done.reject(error);
       return;
     }
-    for (const item of items) item.resolve();
+    for (const item of items) if (--item.done.left === 0) item.done.resolve();
   }
 
   /**

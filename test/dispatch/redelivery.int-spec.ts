@@ -6,11 +6,15 @@ import { ActionRunner, type PlannedAction } from '../../src/dispatch/action.runn
 import type { ActionOutcome } from '../../src/contracts/action-outcome';
 import { InstanceLiveness } from '../../src/idempotency/instance-liveness';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
-import type { ActionTicket, DeliveryService } from '../../src/delivery/delivery.service';
+import type {
+  ActionTicket,
+  CampaignFollower,
+  DeliveryService,
+} from '../../src/delivery/delivery.service';
 import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { resultFor } from '../../src/outbound/result.factory';
-import type { ResultPublisher } from '../../src/outbound/result.publisher';
+import type { ResultPublisher, ResultToPublish } from '../../src/outbound/result.publisher';
 import type { Planner, TemplateAction } from '../../src/templates/planner';
 import { signUp } from '../support/events';
 import { waitFor } from '../support/kafka-helpers';
@@ -32,6 +36,17 @@ class HeldVendor {
       recipientCount: 1,
       batchRecipientCount: 1,
     };
+  }
+
+  /** The runner's common path, answered as DeliveryService answers it. */
+  startCampaign(action: TemplateAction, ticket: ActionTicket, then: CampaignFollower): void {
+    this.execute(action, ticket).then(
+      (outcome) =>
+        outcome.status === 'sent'
+          ? then.sent(outcome, false)
+          : then.continued(Promise.resolve(outcome)),
+      (error: Error) => then.continued(Promise.reject(error)),
+    );
   }
 
   finish(): void {
@@ -78,10 +93,14 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
   );
   const instances: InstanceLiveness[] = [];
   let published: unknown[] = [];
+  const publishResult = (event: InboundEvent, template: string, outcome: ActionOutcome) => {
+    published.push(resultFor(event, template, outcome, new Date(), 'mailbridge'));
+    return Promise.resolve();
+  };
   const publisher = {
-    publishResult: (event: InboundEvent, template: string, outcome: ActionOutcome) => {
-      published.push(resultFor(event, template, outcome, new Date(), 'mailbridge'));
-      return Promise.resolve();
+    publishResult,
+    publishResults: async (results: ResultToPublish[]) => {
+      for (const r of results) await publishResult(r.event as InboundEvent, r.template, r.outcome);
     },
   } as unknown as ResultPublisher;
 
