@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
-import type { ActionStatus, DispatchOutcome, EventSource } from './dispatch-outcome';
+import type { DispatchOutcome, EventSource } from './dispatch-outcome';
 
 /**
  * Takes one validated event to its terminal outcome: every template for its type planned, then
@@ -36,14 +36,19 @@ export class DispatchService {
       return Promise.resolve({ kind: 'unplannable', code: 'TEMPLATE_FAILED', message });
     }
     // A continuation, not a suspended async function, while the actions run (every record in
-    // flight holds one); and no Promise.all for one template, the common case.
-    const dispatched = (statuses: ActionStatus[]): DispatchOutcome => ({
-      kind: 'dispatched',
-      actions: Object.fromEntries(templates.map((t, i) => [t.name, statuses[i]])),
-    });
+    // flight holds one); and no Promise.all, nor arrays of statuses, for one template, the
+    // common case.
     if (planned.length === 1) {
-      return this.runner.run(event, planned[0], source).then((status) => dispatched([status]));
+      const { name } = planned[0].template;
+      return this.runner
+        .run(event, planned[0], source)
+        .then((status) => ({ kind: 'dispatched', actions: { [name]: status } }));
     }
-    return Promise.all(planned.map((p) => this.runner.run(event, p, source))).then(dispatched);
+    return Promise.all(planned.map((p) => this.runner.run(event, p, source))).then(
+      (statuses): DispatchOutcome => ({
+        kind: 'dispatched',
+        actions: Object.fromEntries(templates.map((t, i) => [t.name, statuses[i]])),
+      }),
+    );
   }
 }
