@@ -44,4 +44,25 @@ describe(ContactListWindows.name, () => {
       end: Date.parse('2026-11-22T00:00:00Z'),
     });
   });
+
+  it('names each of many windows, chosen in any order, as it names it alone', () => {
+    const alone = (iso: string, lengthMs: number) =>
+      new ContactListWindows({ namePattern: 'n-{window}', clockSkewMs: 30_000 }, () => now).choose(
+        at(iso, lengthMs),
+      );
+    const shared = new ContactListWindows(
+      { namePattern: 'n-{window}', clockSkewMs: 30_000 },
+      () => now,
+    );
+    // A backlog's orders alternate between old windows and the present, at two window lengths,
+    // over more windows than are kept at once.
+    for (let round = 0; round < 3; round++) {
+      for (let m = 0; m < 40; m++) {
+        for (const length of [60_000, 10_000]) {
+          const iso = new Date(Date.parse('2026-11-21T09:00:00Z') + m * length).toISOString();
+          expect(shared.choose(at(iso, length))).toEqual(alone(iso, length));
+        }
+      }
+    }
+  });
 });

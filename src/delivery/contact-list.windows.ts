@@ -11,6 +11,9 @@ export interface WindowNamingOptions {
   clockSkewMs: number;
 }
 
+/** How many named windows are kept for the next orders (a backlog spans a few at a time). */
+const RECENT_WINDOWS = 16;
+
 /** An order's window, as the window store keeps it, and the window that holds the present. */
 export interface ChosenWindow {
   window: ListWindow;
@@ -23,6 +26,9 @@ export interface ChosenWindow {
  * so that two windows never share a name.
  */
 export class ContactListWindows {
+  /** Windows named lately, by start and length; never changed by their users. */
+  private readonly recent = new Map<string, Readonly<ListWindow>>();
+
   constructor(
     private readonly options: WindowNamingOptions,
     private readonly now: () => number = Date.now,
@@ -38,8 +44,19 @@ export class ContactListWindows {
   }
 
   private named(start: number, length: number): ListWindow {
+    // Every order of a window, and the present, name the same few windows: those named lately
+    // are kept rather than formatted again for each order.
+    const key = `${start}/${length}`;
+    const known = this.recent.get(key);
+    if (known) return known;
+    if (this.recent.size >= RECENT_WINDOWS) this.recent.clear();
     const label = windowLabel(start, length);
-    return { name: this.options.namePattern.replace('{window}', label), end: start + length };
+    const window = {
+      name: this.options.namePattern.replace('{window}', label),
+      end: start + length,
+    };
+    this.recent.set(key, window);
+    return window;
   }
 }
 

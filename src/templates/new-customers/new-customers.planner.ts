@@ -52,8 +52,12 @@ export class NewCustomersPlanner implements Planner<OrderPlacedV1> {
   }
 }
 
+/** The member with its undefined and empty fields left out, the others in the same order. */
 function withoutEmptyFields(member: ContactMember): ContactMember {
-  return Object.fromEntries(
-    Object.entries(member).filter(([, v]) => v !== undefined && v !== ''),
-  ) as unknown as ContactMember;
+  const kept: Record<string, unknown> = {};
+  for (const key in member) {
+    const value = member[key as keyof ContactMember];
+    if (value !== undefined && value !== '') kept[key] = value;
+  }
+  return kept as ContactMember;
 }
