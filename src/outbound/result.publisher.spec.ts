@@ -103,6 +103,8 @@ describe(ResultPublisher.name, () => {
     expect(batches.length).toBeGreaterThan(1);
     expect(batches.length).toBeLessThan(20);
     expect(Math.max(...sizes)).toBeLessThan(512 * 1024);
+    // Each request is filled up to its limit, headers and keys counted: few and full, not many.
+    expect(batches.length).toBeLessThanOrEqual(Math.ceil((1500 * 1100) / (512 * 1024)) + 1);
     const all = batches.flatMap((b) => (b.topicMessages ?? []).flatMap((t) => t.messages));
     expect(all).toHaveLength(1500);
     expect(all[0].headers).toEqual({ 'content-type': 'application/json', 'x-record': 'e0' });
@@ -127,11 +129,11 @@ describe(ResultPublisher.name, () => {
       recipientCount: 1,
       batchRecipientCount: 400,
     };
-    // 400 results of about 700 bytes each: more than one produce request of 256 KiB.
+    // 400 results of about 1.5 KB each: more than one produce request of 512 KiB.
     const results = Array.from({ length: 400 }, (_, i) => ({
       event: { id: `e-${i}`, type: 'user.signed_up.v1' },
       template: 'welcome',
-      outcome: { ...outcome, message: 'x'.repeat(200) },
+      outcome: { ...outcome, message: 'x'.repeat(1000) },
       source: { key: Buffer.from(`k${i}`), headers: {} },
     }));
     let settled = false;
@@ -146,6 +148,28 @@ describe(ResultPublisher.name, () => {
     await publishing;
     const messages = batches.flatMap((b) => (b.topicMessages ?? []).flatMap((t) => t.messages));
     expect(messages.map((m) => String(m.key))).toEqual(results.map((r) => String(r.source.key)));
+  });
+
+  it('counts keys and headers against a request’s limit, not values alone', async () => {
+    const batches: ProducerBatch[] = [];
+    const publisher = new ResultPublisher(fakeKafka(batches), config, new Tracing());
+    // Small values, 2 KB of propagated headers each (a tracestate, say): 1 MB in all.
+    await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        publisher.publish('a', {
+          key: `k${i}`,
+          value: '{}',
+          headers: { tracestate: 'x'.repeat(2000) },
+        }),
+      ),
+    );
+    const bytes = batches.map((b) =>
+      (b.topicMessages ?? [])
+        .flatMap((t) => t.messages)
+        .reduce((n, m) => n + String(m.value).length + String(m.headers?.tracestate).length, 0),
+    );
+    expect(batches.length).toBeGreaterThan(1);
+    expect(Math.max(...bytes)).toBeLessThan(512 * 1024);
   });
 
   it('rejects every record of a failed produce request, so none is committed', async () => {
@@ -197,8 +221,8 @@ describe(ResultPublisher.name, () => {
       }),
     } as unknown as Kafka;
     const publisher = new ResultPublisher(kafka, config, new Tracing());
-    // 300 KB of results published together: two produce requests (each under 256 KiB).
-    const value = 'x'.repeat(1000);
+    // 600 KB of results published together: two produce requests (each under 512 KiB).
+    const value = 'x'.repeat(2000);
     const results = Array.from({ length: 300 }, (_, i) =>
       publisher.publish('a', { key: `k${i}`, value, headers: {} }).then(
         () => 'sent',

@@ -38,7 +38,14 @@ export interface OutboundRecord {
 }
 
 const MAX_RECORDS_PER_FLUSH = 2_000;
-const MAX_BYTES_PER_SEND = 256 * 1024;
+/**
+ * Records per produce request, in bytes: half the broker's default `max.message.bytes` (1 MiB
+ * per partition batch), so that no partition's batch reaches it even if every record of the
+ * request goes to that one partition. A vendor request's results (about 1,000) fit one or two.
+ */
+const MAX_BYTES_PER_SEND = 512 * 1024;
+/** A record's framing beyond its key, value and headers (lengths, deltas, attributes), at most. */
+const RECORD_OVERHEAD_BYTES = 64;
 
 /** One publishing call's records: it settles when the last of them is acknowledged, or one fails. */
 interface Completion {
@@ -159,8 +166,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
       const done: Completion = { left: records.length, resolve, reject };
       for (const { topic, record } of records) {
         const message: Message = { key: record.key, value: record.value, headers: record.headers };
-        const bytes = Buffer.byteLength(record.value) + 512; // headers and framing, roughly
-        this.queue.push({ topic, message, bytes, done });
+        this.queue.push({ topic, message, bytes: recordBytes(record), done });
       }
       if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
       else if (!this.flushScheduled) {
@@ -233,7 +239,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     this.flushScheduled = false;
     // Records published while a request is under way wait for it and go together in the next.
     if (this.batchUnderWay || this.queue.length === 0) return;
-    // One produce request at a time, kept well under the broker's default max message size
+    // One produce request at a time, kept under half the broker's default max message size
     // (1 MiB per partition batch), which a whole vendor request's worth of results can pass.
     let count = 0;
     let bytes = 0;
@@ -304,4 +310,18 @@ function refusedEvenMinimal(topic: string, record: DeadLetterRecord, cause: unkn
     ),
     { retriable: true },
   );
+}
+
+/** What a record weighs in a record batch: key, value, header names and values, framing. */
+function recordBytes(record: OutboundRecord): number {
+  let bytes = Buffer.byteLength(record.value) + RECORD_OVERHEAD_BYTES;
+  if (record.key !== null) bytes += Buffer.byteLength(record.key);
+  for (const name in record.headers) {
+    const value = record.headers[name];
+    bytes += Buffer.byteLength(name);
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined) bytes += Buffer.byteLength(item);
+    }
+  }
+  return bytes;
 }
