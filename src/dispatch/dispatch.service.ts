@@ -4,10 +4,17 @@ import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
 
+/** An event that cannot be planned: no template for its type, or a template threw. */
+export type Unplannable = Extract<DispatchOutcome, { kind: 'unplannable' }>;
+
+/** An event every template planned an action for. */
+export type Dispatched = Extract<DispatchOutcome, { kind: 'dispatched' }>;
+
 /**
- * Takes one validated event to its terminal outcome: every template for its type planned, then
- * each plan run to a result event. It resolves only once all of that is on Kafka; a rejection
- * means "no outcome yet" and leaves the record's offset uncommitted.
+ * Takes one validated event to its terminal outcome: every template for its type planned
+ * ({@link plan}, at once, no I/O), then each plan run to a result event ({@link run}). The run
+ * resolves only once all of that is on Kafka; a rejection means "no outcome yet" and leaves the
+ * record's offset uncommitted.
  */
 @Injectable()
 export class DispatchService {
@@ -16,25 +23,29 @@ export class DispatchService {
     private readonly runner: ActionRunner,
   ) {}
 
-  dispatch(event: InboundEvent, source: EventSource): Promise<DispatchOutcome> {
+  /** Every template's action for the event, or why there is none (the event is dead-lettered). */
+  plan(event: InboundEvent): PlannedAction[] | Unplannable {
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
-      return Promise.resolve({
+      return {
         kind: 'unplannable',
         code: 'UNKNOWN_TYPE',
         message: `no template handles '${event.type}'`,
-      });
+      };
     }
-    let planned: PlannedAction[];
     try {
       // Templates are pure: an event one of them cannot plan will never be planned.
-      planned = templates.map((template) => ({ template, action: template.plan(event) }));
+      return templates.map((template) => ({ template, action: template.plan(event) }));
     } catch (error) {
       // Only the error's class is named: its message may quote the event.
       const name = error instanceof Error ? error.name : typeof error;
       const message = `a template for '${event.type}' could not plan it (${name})`;
-      return Promise.resolve({ kind: 'unplannable', code: 'TEMPLATE_FAILED', message });
+      return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
     }
+  }
+
+  /** Runs each planned action to its result; resolves when every one is on Kafka. */
+  run(event: InboundEvent, planned: PlannedAction[], source: EventSource): Promise<Dispatched> {
     // A continuation, not a suspended async function, while the actions run (every record in
     // flight holds one); and no Promise.all, nor arrays of statuses, for one template, the
     // common case.
@@ -45,9 +56,9 @@ export class DispatchService {
         .then((status) => ({ kind: 'dispatched', actions: { [name]: status } }));
     }
     return Promise.all(planned.map((p) => this.runner.run(event, p, source))).then(
-      (statuses): DispatchOutcome => ({
+      (statuses): Dispatched => ({
         kind: 'dispatched',
-        actions: Object.fromEntries(templates.map((t, i) => [t.name, statuses[i]])),
+        actions: Object.fromEntries(planned.map((p, i) => [p.template.name, statuses[i]])),
       }),
     );
   }

@@ -52,7 +52,11 @@ export class RecordHandler {
    */
   handle(record: ConsumedRecord): Promise<RecordOutcome> {
     const traced = this.tracing.consume(record);
-    return this.outcomeOf(record, traced.context).then(
+    const outcome = this.outcomeOf(record, traced.context);
+    // A span that records nothing (no OpenTelemetry SDK, or sampled out) has nothing to end: no
+    // continuation held for it through the record's linger and vendor call.
+    if (!traced.span.isRecording()) return outcome;
+    return outcome.then(
       (outcome) => {
         traced.span.setAttribute('mailbridge.outcome', outcome.kind);
         endSpan(traced.span);
@@ -80,13 +84,11 @@ export class RecordHandler {
       offset: record.offset,
       trace,
     };
-    return this.dispatch
-      .dispatch(event, source)
-      .then((outcome) =>
-        outcome.kind === 'unplannable'
-          ? this.deadLetter(record, new InvalidEventError(outcome.code, outcome.message))
-          : outcome,
-      );
+    const planned = this.dispatch.plan(event);
+    if (!Array.isArray(planned)) {
+      return this.deadLetter(record, new InvalidEventError(planned.code, planned.message));
+    }
+    return this.dispatch.run(event, planned, source);
   }
 
   private async deadLetter(
