@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
  * patches/kafkajs+2.2.4.patch makes kafkajs' encoder take its buffers from Node's pool without
  * zero-filling them, sizes a record's and a header's buffer to what they hold, writes varints
  * straight into the buffer (int32-range varlongs without Long objects), and groups a produce
- * call's messages per partition in one pass, and hashes record keys (murmur2) in 32-bit ints
- * rather than Long objects. Every byte it hands on must still be one it wrote:
+ * call's messages per partition in one pass, hashes record keys (murmur2) in 32-bit ints
+ * rather than Long objects, and checksums record batches (CRC-32C) eight bytes at a time. Every byte it hands on must still be one it wrote:
  * records encoded over a pool full of garbage decode back exactly, through kafkajs' own decoder.
  */
 const load = createRequire(__filename);
@@ -55,6 +55,17 @@ const Long = load('kafkajs/src/utils/long') as { fromValue(value: unknown): unkn
 const groupMessagesPerPartition = load('kafkajs/src/producer/groupMessagesPerPartition') as (
   input: Record<string, unknown>,
 ) => Record<string, { value: string }[]>;
+const crc32C = load('kafkajs/src/protocol/recordBatch/crc32C') as (buffer: Buffer) => number;
+
+/** CRC-32C one byte at a time (Castagnoli's polynomial, reflected), the textbook way. */
+function bytewiseCrc32C(buffer: Buffer): number {
+  let crc = -1;
+  for (const byte of buffer) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ -1) >>> 0;
+}
 
 /** Kafka's murmur2 (`Utils.murmur2`) as Java computes it, in 32-bit ints, through BigInt. */
 function javaMurmur2(data: Buffer): number {
@@ -196,6 +207,21 @@ describe('kafkajs encoding with the project’s patch', () => {
       1: [messages[1], messages[4], messages[7]],
       2: [messages[2], messages[5], messages[8]],
     });
+  });
+
+  it('checksums record batches as CRC-32C, eight bytes at a time, with no array made for each', () => {
+    expect(crc32C(Buffer.from('123456789'))).toBe(0xe3069283); // the standard check value
+    const from = jest.spyOn(Uint32Array, 'from');
+    try {
+      // Every length modulo 8, so the eight-byte steps and the bytes after them both count.
+      for (let length = 0; length < 300; length += 1) {
+        const bytes = Buffer.from(Array.from({ length }, (_, i) => (i * 151 + length * 7) & 0xff));
+        expect([length, crc32C(bytes)]).toEqual([length, bytewiseCrc32C(bytes)]);
+      }
+      expect(from).not.toHaveBeenCalled();
+    } finally {
+      from.mockRestore();
+    }
   });
 
   it('decodes back every key, value and header it encoded', async () => {
