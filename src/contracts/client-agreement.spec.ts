@@ -148,4 +148,25 @@ describe('@mailbridge/contracts agrees with src/contracts', () => {
       );
     },
   );
+
+  it('reads a timestamp’s calendar as the service does, edge days included', () => {
+    const client = new SchemaValidator();
+    const edges = [
+      '0000-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2000-02-29T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-12-31T23:59:60+23:59',
+    ];
+    for (const event of Object.values(FULL_EVENTS)) {
+      for (const time of edges) {
+        const candidate = { ...event, time };
+        expect([time, client.validate(event.type as string, candidate).valid]).toEqual([
+          time,
+          serviceAccepts(candidate),
+        ]);
+      }
+    }
+  });
 });

@@ -6,15 +6,23 @@ import { schemas, type JsonSchema } from './schemas.js';
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
-/** RFC 3339 with a real calendar day, as mailbridge reads `date-time` (leap second allowed). */
+/**
+ * RFC 3339 with a real calendar day (the Gregorian rule, RFC 3339 Appendix C), as mailbridge
+ * reads `date-time` (leap second allowed).
+ */
 function isRfc3339(value: string): boolean {
   const m = RFC3339.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  const realDay = date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
-  return realDay && hour <= 23 && minute <= 59 && second <= 60 && offsetOk;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(m[1]), month)) return false;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
+  return m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** `x-uniqueEmailsIgnoringCase`: no two items with the same `email`, ignoring case. */
