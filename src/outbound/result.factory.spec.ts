@@ -154,3 +154,11 @@ describe('resultTopic', () => {
     expect(resultTopic(failed('AMBIGUOUS_SEND'), topics)).toBe('failed-topic');
   });
 });
+
+describe('resultFor, with its time given as text', () => {
+  it('is the same result as with the Date it was written from', () => {
+    expect(resultFor(source, 'welcome', sent, at.toISOString(), 'mailbridge')).toEqual(
+      resultFor(source, 'welcome', sent, at, 'mailbridge'),
+    );
+  });
+});

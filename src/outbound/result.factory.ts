@@ -23,19 +23,20 @@ export type ResultEventOf = EmailCampaignSentV1 | EmailContactListCreatedV1 | Em
 /**
  * The result event (a CloudEvent) for an outcome. Built from the stored outcome alone, so a
  * redelivered event gets a result identical to the first one (same id), not a second, different
- * one. `resultSource`: the results' CloudEvents `source` (`RESULT_EVENT_SOURCE`).
+ * one. `resultSource`: the results' CloudEvents `source` (`RESULT_EVENT_SOURCE`); `time`: when it
+ * is published, as a Date or already as RFC 3339 text (results published together share it).
  */
 export function resultFor(
   source: Pick<EventEnvelope, 'id' | 'type'>,
   template: string,
   outcome: ActionOutcome,
-  time: Date,
+  time: Date | string,
   resultSource: string,
 ): ResultEventOf {
   const base = {
     specversion: '1.0',
     source: resultSource,
-    time: time.toISOString(),
+    time: typeof time === 'string' ? time : time.toISOString(),
     datacontenttype: 'application/json',
     sourceeventid: source.id,
   } as const;

@@ -121,7 +121,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    */
   publishResults(results: readonly ResultToPublish[]): Promise<void> {
     const { mode, source: resultSource } = this.config.results;
-    const time = new Date();
+    const time = new Date().toISOString();
     const sends: Array<{ end: (error?: unknown) => void }> = [];
     const records: Array<{ topic: string; record: OutboundRecord }> = [];
     for (const { event, template, outcome, source } of results) {
@@ -319,9 +319,9 @@ function recordBytes(record: OutboundRecord): number {
   for (const name in record.headers) {
     const value = record.headers[name];
     bytes += Buffer.byteLength(name);
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item !== undefined) bytes += Buffer.byteLength(item);
-    }
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) bytes += Buffer.byteLength(value);
+    else for (const item of value) bytes += Buffer.byteLength(item);
   }
   return bytes;
 }
