@@ -20,6 +20,45 @@ describe('RedisWindowStore on the real Redis', () => {
     ),
   );
 
+  it('sends the orders of one turn to Redis as one script call', async () => {
+    const redis = connect();
+    const prefix = `mailbridge-test:${randomUUID()}:`;
+    const store = new RedisWindowStore(redis, prefix, {
+      lingerMs: 1_000,
+      maxMembers: 1_000,
+      latePolicy: 'follow-up',
+      retentionSeconds: 60,
+    });
+    const calls = jest.spyOn(redis, 'mailbridgeWindowAdd');
+    const w = { name: 'new-customers-turn', end: Date.now() + 60_000 };
+    const order = (n: number) => ({
+      window: w,
+      present: w,
+      order: {
+        ref: `o${n}:t`,
+        eventId: `o${n}`,
+        eventType: 'order.placed.v1',
+        template: 't',
+        key: null,
+        headers: {},
+      },
+      address: `buyer${n}@example.com`,
+      member: { email: `buyer${n}@example.com` },
+    });
+    const placed = await Promise.all(Array.from({ length: 50 }, (_, n) => store.add(order(n))));
+    expect(placed.every((p) => p.status === 'added' && p.list === w.name)).toBe(true);
+    expect(calls).toHaveBeenCalledTimes(1);
+    // The next turn's order is a call of its own.
+    expect(await store.add(order(0))).toEqual({ status: 'duplicate', list: w.name });
+    expect(calls).toHaveBeenCalledTimes(2);
+    expect(await redis.hlen(`${prefix}win:m:${w.name}`)).toBe(50);
+    await redis.del(
+      ...['win:l:', 'win:m:', 'win:r:', 'win:o:', 'win:w:'].map((k) => `${prefix}${k}${w.name}`),
+      `${prefix}win:due`,
+      `${prefix}win:open`,
+    );
+  });
+
   it('sets the expiry of a day-long window from its close, not from its start', async () => {
     const redis = connect();
     const prefix = `mailbridge-test:${randomUUID()}:`;

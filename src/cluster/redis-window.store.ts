@@ -1,5 +1,6 @@
 import type { Redis, Result } from 'ioredis';
 import type { ContactMember } from '../email-api/vendor.types';
+import { Coalescer } from '../idempotency/coalescer';
 import type {
   Placement,
   TakenList,
@@ -38,14 +39,13 @@ local function held(name, owner)
 end
 `;
 
+/*
+ * Adds the orders of one turn (`Coalescer`), one after another, exactly as separate calls would:
+ * after the common head, each order is 8 arguments, and each gets its own {status, list}.
+ */
 const ADD_SCRIPT = `${COMMON}
 local linger, max, policy, retention = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local base, baseEnd, present, presentEnd = ARGV[7], tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10])
-local ref, order, address, member = ARGV[11], ARGV[12], ARGV[13], ARGV[14]
 local due, counts = P .. 'win:due', P .. 'win:open'
-
-local known = redis.call('HGET', P .. 'win:o:' .. base, ref)
-if known then return {'duplicate', known} end
 
 local function open(window, name, dueAt, late)
   redis.call('HSET', P .. 'win:l:' .. name, 'state', 'open', 'due', dueAt, 'lease', 0, 'late', late)
@@ -57,7 +57,7 @@ end
 
 -- The list of the window that takes the member now, and whether it is a follow-up; nothing
 -- when the window's list is taken and the late policy sends the order to the present window.
-local function place(window, windowEnd, mayDefer)
+local function place(window, windowEnd, address, mayDefer)
   local w = P .. 'win:w:' .. window
   local current = redis.call('HGET', w, 'current')
   -- A window first heard of after its end (a backlog) gathers for a linger from then.
@@ -81,24 +81,35 @@ local function place(window, windowEnd, mayDefer)
   return open(window, window .. '-late-' .. n, now + linger, '1'), true
 end
 
-local status = 'added'
-local list, late = place(base, baseEnd, true)
-if late then status = 'late' end
-if not list then
-  list = place(present, presentEnd, false)
-  status = 'next-window'
+local function add(base, baseEnd, present, presentEnd, ref, order, address, member)
+  local known = redis.call('HGET', P .. 'win:o:' .. base, ref)
+  if known then return {'duplicate', known} end
+  local status = 'added'
+  local list, late = place(base, baseEnd, address, true)
+  if late then status = 'late' end
+  if not list then
+    list = place(present, presentEnd, address, false)
+    status = 'next-window'
+  end
+  if redis.call('HSET', P .. 'win:m:' .. list, address, member) == 1 then
+    redis.call('HINCRBY', counts, 'members', 1)
+  end
+  redis.call('HSET', P .. 'win:r:' .. list, ref, order)
+  redis.call('HSET', P .. 'win:o:' .. base, ref, list)
+  local dueAt = tonumber(redis.call('HGET', P .. 'win:l:' .. list, 'due'))
+  for _, key in ipairs({'win:l:' .. list, 'win:m:' .. list, 'win:r:' .. list,
+      'win:w:' .. base, 'win:o:' .. base, 'win:w:' .. present}) do
+    keep(P .. key, dueAt, retention)
+  end
+  return {status, list}
 end
-if redis.call('HSET', P .. 'win:m:' .. list, address, member) == 1 then
-  redis.call('HINCRBY', counts, 'members', 1)
+
+local placements = {}
+for i = 7, #ARGV, 8 do
+  placements[#placements + 1] = add(ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2],
+    tonumber(ARGV[i + 3]), ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
 end
-redis.call('HSET', P .. 'win:r:' .. list, ref, order)
-redis.call('HSET', P .. 'win:o:' .. base, ref, list)
-local dueAt = tonumber(redis.call('HGET', P .. 'win:l:' .. list, 'due'))
-for _, key in ipairs({'win:l:' .. list, 'win:m:' .. list, 'win:r:' .. list,
-    'win:w:' .. base, 'win:o:' .. base, 'win:w:' .. present}) do
-  keep(P .. key, dueAt, retention)
-end
-return {status, list}
+return placements
 `;
 
 /** The first due list free to take: open, or held under a lease that lapsed (its owner stopped). */
@@ -179,7 +190,7 @@ return 1
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    mailbridgeWindowAdd(...args: string[]): Result<[Placement['status'], string], Context>;
+    mailbridgeWindowAdd(...args: string[]): Result<Array<[Placement['status'], string]>, Context>;
     mailbridgeWindowTake(
       ...args: string[]
     ): Result<[string, string, string, string, string[], string[]] | null, Context>;
@@ -196,6 +207,9 @@ declare module 'ioredis' {
  * taking or finishing the same list never race. It uses the shared connection (`SHARED_REDIS`).
  */
 export class RedisWindowStore implements WindowStore {
+  /** The orders of one turn (a fetched batch's) go to Redis as one script call. */
+  private readonly adds = new Coalescer((entries: WindowEntry[]) => this.addMany(entries), 500);
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -217,24 +231,34 @@ export class RedisWindowStore implements WindowStore {
     }
   }
 
-  async add(entry: WindowEntry): Promise<Placement> {
+  add(entry: WindowEntry): Promise<Placement> {
+    return this.adds.call(entry);
+  }
+
+  /** The orders of one turn, placed by one script call in the order they came. */
+  private async addMany(entries: WindowEntry[]): Promise<Placement[]> {
     const { lingerMs, maxMembers, latePolicy, retentionSeconds } = this.options;
-    const [status, list] = await this.redis.mailbridgeWindowAdd(
+    const args = [
       ...this.head(),
       String(lingerMs),
       String(maxMembers),
       latePolicy,
       String(retentionSeconds),
-      entry.window.name,
-      String(entry.window.end),
-      entry.present.name,
-      String(entry.present.end),
-      entry.order.ref,
-      JSON.stringify(entry.order),
-      entry.address,
-      JSON.stringify(entry.member),
-    );
-    return { status, list };
+    ];
+    for (const entry of entries) {
+      args.push(
+        entry.window.name,
+        String(entry.window.end),
+        entry.present.name,
+        String(entry.present.end),
+        entry.order.ref,
+        JSON.stringify(entry.order),
+        entry.address,
+        JSON.stringify(entry.member),
+      );
+    }
+    const replies = await this.redis.mailbridgeWindowAdd(...args);
+    return replies.map(([status, list]) => ({ status, list }));
   }
 
   async take(owner: string, leaseMs: number): Promise<TakenList | undefined> {

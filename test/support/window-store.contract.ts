@@ -162,6 +162,34 @@ export function windowStoreContract(make: WindowStoreMaker): void {
     await store.published(`${w.name}-2`, 'a');
   });
 
+  it('places the orders of one turn as if they came one after another', async () => {
+    const store = await storeWith();
+    const [w, other] = [window(), window()];
+    // Together: a repeat order, a repeat address, a fourth member that overflows, another window.
+    const placed = await Promise.all(
+      [entry(w, 24), entry(w, 24), entry(w, 25), entry(w, 26, 24), entry(w, 27)]
+        .concat([entry(w, 28), entry(other, 29)])
+        .map((e) => store.add(e)),
+    );
+    expect(placed).toEqual([
+      { status: 'added', list: w.name },
+      { status: 'duplicate', list: w.name },
+      { status: 'added', list: w.name },
+      { status: 'added', list: w.name },
+      { status: 'added', list: w.name },
+      { status: 'added', list: `${w.name}-2` },
+      { status: 'added', list: other.name },
+    ]);
+    const full = await store.take('a', 60_000);
+    expect(full?.name).toBe(w.name);
+    expect(full?.members.map((m) => m.firstName).sort()).toEqual(['Order25', 'Order26', 'Order27']);
+    expect(full?.orders.map((o) => o.eventId).sort()).toEqual(['o24', 'o25', 'o26', 'o27']);
+    now = Math.max(w.end, other.end) + linger;
+    const rest = [await store.take('a', 60_000), await store.take('a', 60_000)];
+    expect(rest.map((t) => t?.name).sort()).toEqual([`${w.name}-2`, other.name].sort());
+    for (const name of [w.name, `${w.name}-2`, other.name]) await store.published(name, 'a');
+  });
+
   it('gives a due list to exactly one of many concurrent takers', async () => {
     const store = await storeWith();
     const w = window();
