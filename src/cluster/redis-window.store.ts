@@ -188,6 +188,9 @@ redis.call('ZADD', P .. 'win:due', dueAt, name)
 return 1
 `;
 
+/** Orders per add script call: 8 arguments each, and Redis waits while one call runs. */
+const MAX_ADDS_PER_CALL = 500;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     mailbridgeWindowAdd(...args: string[]): Result<Array<[Placement['status'], string]>, Context>;
@@ -208,7 +211,10 @@ declare module 'ioredis' {
  */
 export class RedisWindowStore implements WindowStore {
   /** The orders of one turn (a fetched batch's) go to Redis as one script call. */
-  private readonly adds = new Coalescer((entries: WindowEntry[]) => this.addMany(entries), 500);
+  private readonly adds = new Coalescer(
+    (entries: WindowEntry[]) => this.addMany(entries),
+    MAX_ADDS_PER_CALL,
+  );
 
   constructor(
     private readonly redis: Redis,

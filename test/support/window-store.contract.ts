@@ -167,9 +167,15 @@ export function windowStoreContract(make: WindowStoreMaker): void {
     const [w, other] = [window(), window()];
     // Together: a repeat order, a repeat address, a fourth member that overflows, another window.
     const placed = await Promise.all(
-      [entry(w, 24), entry(w, 24), entry(w, 25), entry(w, 26, 24), entry(w, 27)]
-        .concat([entry(w, 28), entry(other, 29)])
-        .map((e) => store.add(e)),
+      [
+        entry(w, 24),
+        entry(w, 24),
+        entry(w, 25),
+        entry(w, 26, 24),
+        entry(w, 27),
+        entry(w, 28),
+        entry(other, 29),
+      ].map((e) => store.add(e)),
     );
     expect(placed).toEqual([
       { status: 'added', list: w.name },
