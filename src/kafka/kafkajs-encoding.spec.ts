@@ -5,7 +5,9 @@ import { createRequire } from 'node:module';
  * zero-filling them, sizes a record's and a header's buffer to what they hold, writes varints
  * straight into the buffer (int32-range varlongs without Long objects), and groups a produce
  * call's messages per partition in one pass, hashes record keys (murmur2) in 32-bit ints
- * rather than Long objects, and checksums record batches (CRC-32C) eight bytes at a time. Every byte it hands on must still be one it wrote:
+ * rather than Long objects, checksums record batches (CRC-32C) eight bytes at a time, and
+ * writes a record's headers into the record's own buffer. Every byte it hands on must still be
+ * one it wrote, and what it writes the same bytes unpatched kafkajs wrote:
  * records encoded over a pool full of garbage decode back exactly, through kafkajs' own decoder.
  */
 const load = createRequire(__filename);
@@ -13,7 +15,7 @@ const load = createRequire(__filename);
 interface Encoded {
   buffer: Buffer;
 }
-type Headers = Record<string, string | Buffer>;
+type Headers = Record<string, string | Buffer | Array<string | Buffer>>;
 interface RecordInput {
   key: Buffer | null;
   value: Buffer;
@@ -36,9 +38,17 @@ const decodeBatch = load('kafkajs/src/protocol/recordBatch/v0/decoder') as (
   decoder: unknown,
 ) => Promise<{ records: DecodedRecord[] }>;
 const Decoder = load('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+/** Kafka's header encoding as kafkajs has it, one encoder per header (no longer used by records). */
+const encodeHeader = load('kafkajs/src/protocol/recordBatch/header/v0') as (header: {
+  key: string;
+  value: string | Buffer;
+}) => Encoded;
 interface VarEncoder extends Encoded {
   writeVarInt(value: number): VarEncoder;
   writeVarLong(value: number): VarEncoder;
+  writeInt8(value: number): VarEncoder;
+  writeVarIntBytes(value: Buffer | string | null): VarEncoder;
+  writeVarIntArray(encoders: Encoded[]): VarEncoder;
 }
 const Encoder = load('kafkajs/src/protocol/encoder') as (new (size?: number) => VarEncoder) & {
   sizeOfVarInt(value: number): number;
@@ -103,6 +113,24 @@ function dirtyPool(): void {
     probe = Buffer.allocUnsafe(1);
   }
   new Uint8Array(probe.buffer, probe.byteOffset).fill(0xee);
+}
+
+/**
+ * A record as kafkajs 2.2.4 writes it unpatched: the body into one encoder and each header into
+ * an encoder of its own, copied in after (a header with a list of values is one header each).
+ */
+function unpatchedRecord({ key, value, headers, offsetDelta }: RecordInput): Buffer {
+  const headerList = Object.entries(headers).flatMap(([k, v]) =>
+    (Array.isArray(v) ? v : [v]).map((one) => encodeHeader({ key: k, value: one })),
+  );
+  const body = new Encoder()
+    .writeInt8(0)
+    .writeVarLong(0)
+    .writeVarInt(offsetDelta)
+    .writeVarIntBytes(key)
+    .writeVarIntBytes(value)
+    .writeVarIntArray(headerList).buffer;
+  return Buffer.concat([new Encoder().writeVarInt(body.length).buffer, body]);
 }
 
 const records: RecordInput[] = [
@@ -224,6 +252,31 @@ describe('kafkajs encoding with the project’s patch', () => {
     }
   });
 
+  it('writes a record, headers and all, into one buffer, byte for byte as unpatched', () => {
+    const withLists: RecordInput = {
+      key: Buffer.from('k'),
+      value: Buffer.from('v'),
+      headers: { ce_id: 'one', 'x-seen': ['a', Buffer.from([0xff]), 'ccc'], last: '' },
+      offsetDelta: 300,
+    };
+    for (const record of [...records, withLists]) {
+      expect(Buffer.from(encodeRecord(record).buffer)).toEqual(unpatchedRecord(record));
+    }
+    // The seven headers of a result event: one allocation for the record, none per header.
+    const allocUnsafe = jest.spyOn(Buffer, 'allocUnsafe');
+    try {
+      encodeRecord({
+        key: Buffer.from('9f1c7b7e'),
+        value: Buffer.from('{"status":"sent"}'),
+        headers: Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((h) => [h, h])),
+        offsetDelta: 0,
+      });
+      expect(allocUnsafe).toHaveBeenCalledTimes(1);
+    } finally {
+      allocUnsafe.mockRestore();
+    }
+  });
+
   it('decodes back every key, value and header it encoded', async () => {
     dirtyPool();
     const batch = await RecordBatch({
@@ -247,7 +300,7 @@ describe('kafkajs encoding with the project’s patch', () => {
         Object.entries(got.headers).map(([k, v]) => [k, Buffer.from(v)]),
       );
       const expected = Object.fromEntries(
-        Object.entries(want.headers).map(([k, v]) => [k, Buffer.from(v)]),
+        Object.entries(want.headers).map(([k, v]) => [k, Buffer.from(v as string | Buffer)]),
       );
       expect(headers).toEqual(expected);
     });
