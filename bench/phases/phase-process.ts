@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sandbox-defaults';
 import { startNode, type StartedChild } from '../infra/child-process';
+import { imageRuntime } from '../infra/image-runtime';
 import { repoRoot } from '../infra/repo-root';
 import type { BenchContext, EventPhase, InputTopics, ResultTopics } from './bench-context';
 import type { ConsumerChildConfig, FloorChildConfig } from './child-messages';
@@ -78,14 +78,19 @@ export async function startPhaseProcess(
     }
     case 'mailbridge': {
       const env = await serviceEnv(ctx, groupId, input, results, runName);
-      // Node writes the profile when the process exits, which the phase's SIGTERM makes it do.
-      const nodeArgs = profile
-        ? [
-            '--cpu-prof',
-            `--cpu-prof-dir=${profileDir(ctx)}`,
-            `--cpu-prof-name=${runName}.cpuprofile`,
-          ]
-        : [];
+      // Run as the image runs it: with the node flags of its CMD (the heap limits come in the
+      // environment). Node writes the profile when the process exits, which the phase's SIGTERM
+      // makes it do.
+      const nodeArgs = [
+        ...imageRuntime().nodeFlags,
+        ...(profile
+          ? [
+              '--cpu-prof',
+              `--cpu-prof-dir=${profileDir(ctx)}`,
+              `--cpu-prof-name=${runName}.cpuprofile`,
+            ]
+          : []),
+      ];
       const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env, { nodeArgs });
       return { started, groupId };
     }
@@ -139,17 +144,9 @@ async function serviceEnv(
     VENDOR_API_KEY: SANDBOX_API_KEY,
     SENDER_FROM_EMAIL: 'bench@mailbridge.local',
     // Run as the image runs it: with the heap limit the Dockerfile sets.
-    NODE_OPTIONS: imageNodeOptions(),
+    NODE_OPTIONS: imageRuntime().nodeOptions,
     ...extra,
   };
-}
-
-/** The `ENV NODE_OPTIONS=…` of the Dockerfile, so the benchmark measures the shipped default. */
-function imageNodeOptions(): string {
-  const dockerfile = readFileSync(join(repoRoot(), 'Dockerfile'), 'utf8');
-  const match = /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile);
-  if (!match) throw new Error('the Dockerfile sets no NODE_OPTIONS');
-  return match[1].trim().replace(/^"(.*)"$/, '$1');
 }
 
 function freePort(): Promise<number> {

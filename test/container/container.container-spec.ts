@@ -58,7 +58,7 @@ describe('the image', () => {
         await docker(['image', 'inspect', '--format', '{{json .Config}}', IMAGE]),
       ) as { User: string; Cmd: string[]; Healthcheck?: { Test: string[] } };
       expect(config.User).toBe('node');
-      expect(config.Cmd).toEqual(['node', 'dist/main.js']);
+      expect(config.Cmd).toEqual(['node', '--heap-growing-percent=100', 'dist/main.js']);
       expect(config.Healthcheck?.Test.join(' ')).toContain('/health/ready');
     },
     16 * 60_000,
@@ -107,6 +107,16 @@ describe('docker run: non-root, read-only root filesystem, host network', () => 
     expect(state.HostConfig.ReadonlyRootfs).toBe(true);
     expect(state.HostConfig.NetworkMode).toBe('host');
     expect(await docker(['exec', id, 'id', '-u'])).toBe('1000');
+    // The service itself is PID 1, with the image's V8 flag (the heap limits come in NODE_OPTIONS).
+    const cmdline = await docker(['exec', id, 'cat', '/proc/1/cmdline']);
+    expect(cmdline.split('\0').filter(Boolean)).toEqual([
+      'node',
+      '--heap-growing-percent=100',
+      'dist/main.js',
+    ]);
+    expect(await docker(['exec', id, 'printenv', 'NODE_OPTIONS'])).toBe(
+      '--max-old-space-size=128 --max-semi-space-size=8',
+    );
     await expect(docker(['exec', id, 'touch', '/app/probe'])).rejects.toThrow(
       /Read-only file system/,
     );
