@@ -9,6 +9,12 @@ export class NpmRun {
   private out = '';
   private err = '';
   readonly exited: Promise<number | null>;
+  /**
+   * Once the process has exited and its stdout and stderr are read to their end: Node may emit
+   * `exit` while the last output is still in the pipe, so a line printed just before exiting
+   * could be missing at `exit` (a publisher's last `published …` line was, once, on a loaded host).
+   */
+  private readonly closed: Promise<number | null>;
 
   constructor(script: string, args: string[]) {
     this.child = spawn('npm', ['run', script, '--', ...args], {
@@ -19,6 +25,7 @@ export class NpmRun {
     this.child.stdout?.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
     this.child.stderr?.on('data', (chunk: Buffer) => (this.err += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.closed = new Promise((resolve) => this.child.once('close', resolve));
   }
 
   stdout(): string {
@@ -34,9 +41,9 @@ export class NpmRun {
     return this.out.split('\n').filter((line) => line.startsWith(prefix));
   }
 
-  /** Waits for the script to end; its exit code, with its output when it failed. */
+  /** Waits for the script to end and its output to be read; its exit code (output if it failed). */
   async finished(): Promise<number | null> {
-    const code = await this.exited;
+    const code = await this.closed;
     if (code !== 0) process.stderr.write(`${this.out}\n${this.err}\n`);
     return code;
   }
