@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 
 /**
  * patches/kafkajs+2.2.4.patch makes kafkajs' encoder take its buffers from Node's pool without
- * zero-filling them, sizes a record's and a header's buffer to what they hold, writes varints
+ * zero-filling them, sizes a record's buffer to what it holds, writes varints
  * straight into the buffer (int32-range varlongs without Long objects), and groups a produce
  * call's messages per partition in one pass, hashes record keys (murmur2) in 32-bit ints
  * rather than Long objects, checksums record batches (CRC-32C) eight bytes at a time, and
@@ -38,7 +38,7 @@ const decodeBatch = load('kafkajs/src/protocol/recordBatch/v0/decoder') as (
   decoder: unknown,
 ) => Promise<{ records: DecodedRecord[] }>;
 const Decoder = load('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
-/** Kafka's header encoding as kafkajs has it, one encoder per header (no longer used by records). */
+/** Kafka's header encoding as unpatched kafkajs has it, one encoder per header (records no longer call it). */
 const encodeHeader = load('kafkajs/src/protocol/recordBatch/header/v0') as (header: {
   key: string;
   value: string | Buffer;
