@@ -9,7 +9,7 @@ import { repoRoot } from './infra/repo-root';
 import type { BenchReport, LatencyResult, ThroughputResult } from './report/result-types';
 import { fmt, headline, ms } from './report/summary';
 import { commit, machine, notes } from './report/run-meta';
-import { profileSummary } from './report/profile-summary';
+import { allocationSummary, eventsHandled, profileSummary } from './report/profile-summary';
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
@@ -166,6 +166,11 @@ async function main(): Promise<void> {
     if (options.profile) {
       const summary = join(resolve(root, options.outDir), `${stamp}.profile.md`);
       writeFileSync(summary, profileSummary(profileDir(ctx)));
+      files.push(summary);
+    }
+    if (options.allocProfile) {
+      const summary = join(resolve(root, options.outDir), `${stamp}.alloc.md`);
+      writeFileSync(summary, allocationSummary(profileDir(ctx), eventsHandled(throughput)));
       files.push(summary);
     }
     for (const line of headline(report)) log(line);

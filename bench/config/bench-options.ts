@@ -43,6 +43,8 @@ export interface BenchOptions {
   outDir: string;
   /** Write a CPU profile of every mailbridge phase process, and a summary of them. */
   profile: boolean;
+  /** Write an allocation profile of every mailbridge phase process, and a summary of them. */
+  allocProfile: boolean;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -69,7 +71,10 @@ const USAGE = `npm run bench -- [options]
   --out DIR                 where results go (default bench/results)
   --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
                             memory); top 20 by package and function written beside the results
-                            (<stamp>.profile.md)`;
+                            (<stamp>.profile.md)
+  --alloc-profile           the same with V8's sampling heap profiler: what each mailbridge phase
+                            allocated, freed objects included, per event and by package, function
+                            and stage (<stamp>.alloc.md); not with --profile in the same run`;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
@@ -99,11 +104,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       brokers: { type: 'string' },
       out: { type: 'string', default: 'bench/results' },
       profile: { type: 'boolean', default: false },
+      'alloc-profile': { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
+  }
+  if (values.profile && values['alloc-profile']) {
+    // Each profiler's work would be counted in the other's figures.
+    throw usage('--profile and --alloc-profile go in separate runs');
   }
   const scale = positive('scale', values.scale);
   const count = (name: string, raw: string) => Math.max(1, Math.round(positive(name, raw) * scale));
@@ -131,6 +141,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     brokers: values.brokers ?? env.KAFKA_BROKERS,
     outDir: values.out,
     profile: values.profile,
+    allocProfile: values['alloc-profile'],
   };
 }
 

@@ -42,7 +42,7 @@ export async function runBacklog(
     topics,
     'user',
     undefined,
-    // Not profiled even with --profile: the profiler keeps every sample in the process, so its
+    // Not profiled even with --profile: the CPU profiler keeps every sample in the process, so its
     // RSS climbs through a 300 s drain (254 MB flat without it, 262 → 278 MB with it).
     false,
   );

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sandbox-defaults';
@@ -26,8 +27,11 @@ export async function startPhaseProcess(
   results: ResultTopics,
   only: 'user' | 'order',
   expected?: number,
-  /** Run mailbridge under the CPU profiler (`--profile`); the backlog test, which measures memory, does not. */
-  profile = ctx.options.profile,
+  /**
+   * Run mailbridge under the profiler `--profile` or `--alloc-profile` asks for; the backlog
+   * test, which measures memory, does not.
+   */
+  profile = ctx.options.profile || ctx.options.allocProfile,
 ): Promise<PhaseProcess> {
   const groupId = `${ctx.runId}.${runName}`;
   const logName = `${ctx.runId}.${runName}`;
@@ -81,23 +85,26 @@ export async function startPhaseProcess(
       // Run as the image runs it: with the node flags of its CMD (the heap limits come in the
       // environment). Node writes the profile when the process exits, which the phase's SIGTERM
       // makes it do.
-      const nodeArgs = [
-        ...imageRuntime().nodeFlags,
-        ...(profile
-          ? [
-              '--cpu-prof',
-              `--cpu-prof-dir=${profileDir(ctx)}`,
-              `--cpu-prof-name=${runName}.cpuprofile`,
-            ]
-          : []),
-      ];
+      const nodeArgs = [...imageRuntime().nodeFlags];
+      if (profile && ctx.options.profile) {
+        nodeArgs.push(
+          '--cpu-prof',
+          `--cpu-prof-dir=${profileDir(ctx)}`,
+          `--cpu-prof-name=${runName}.cpuprofile`,
+        );
+      }
+      if (profile && ctx.options.allocProfile) {
+        mkdirSync(profileDir(ctx), { recursive: true });
+        nodeArgs.push('--require', join(__dirname, '../infra/alloc-sampler.js'));
+        env.BENCH_ALLOC_PROFILE = join(profileDir(ctx), `${runName}.heapprofile`);
+      }
       const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env, { nodeArgs });
       return { started, groupId };
     }
   }
 }
 
-/** Where `--profile` puts the CPU profiles of this run's mailbridge processes. */
+/** Where `--profile` and `--alloc-profile` put the profiles of this run's mailbridge processes. */
 export function profileDir(ctx: BenchContext): string {
   return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
 }

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { profileSummary } from './profile-summary';
+import type { ThroughputResult } from './result-types';
+import { allocationSummary, eventsHandled, profileSummary } from './profile-summary';
 
 const DIST = 'file:///app/dist';
 const MODULES = 'file:///app/node_modules';
@@ -131,5 +132,134 @@ describe('profileSummary', () => {
     expect(summary).toContain('| (garbage collector) | 3 | 75.0 % |');
     expect(summary).toContain('| mailbridge | 1 | 25.0 % |');
     expect(summary).toContain('| eventOf (dist/inbound/event.parser.js) | 1 | 25.0 % |');
+  });
+});
+
+interface HeapFrame {
+  name: string;
+  url: string;
+  bytes?: number;
+  children?: HeapFrame[];
+}
+
+/** A `.heapprofile` of the given call tree (the sampling heap profiler's nested form). */
+function heapProfile(root: HeapFrame[]): object {
+  let next = 1;
+  const visit = (frame: HeapFrame): object => ({
+    id: next++,
+    selfSize: frame.bytes ?? 0,
+    callFrame: { functionName: frame.name, url: frame.url },
+    children: (frame.children ?? []).map(visit),
+  });
+  return { head: visit({ name: '(root)', url: '', children: root }), samples: [] };
+}
+
+/** The rows of the summary's table that starts with `header`, by their first cell. */
+function rowsOf(summary: string, header: string): Record<string, string[]> {
+  const table = summary.slice(summary.indexOf(header)).split('\n\n')[0];
+  return Object.fromEntries(
+    table
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.startsWith('|'))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      )
+      .map(([first, ...rest]) => [first, rest]),
+  );
+}
+
+describe('allocationSummary', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'mailbridge-alloc-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (name: string, root: HeapFrame[]) =>
+    writeFileSync(join(dir, name), JSON.stringify(heapProfile(root)));
+
+  beforeEach(() => {
+    // 4 MB for user in two repetitions' files, 1 MB for order.
+    write('user.mailbridge.r1.heapprofile', [
+      {
+        name: 'handle',
+        url: `${DIST}/inbound/record.handler.js`,
+        bytes: 200_000,
+        children: [
+          // ajv's compiled code has no file: it counts where it was called from.
+          { name: 'validate10', url: '', bytes: 800_000 },
+          {
+            name: 'LOG',
+            url: `${MODULES}/pino/lib/tools.js`,
+            bytes: 1_000_000,
+          },
+        ],
+      },
+    ]);
+    write('user.mailbridge.r2.heapprofile', [
+      { name: 'toWritable', url: `${MODULES}/ioredis/built/Command.js`, bytes: 1_500_000 },
+      { name: 'compileFunction', url: 'node:internal/modules/cjs/loader', bytes: 500_000 },
+    ]);
+    write('order.mailbridge.r1.heapprofile', [
+      { name: 'LOG', url: `${MODULES}/pino/lib/tools.js`, bytes: 1_000_000 },
+    ]);
+    // A CPU profile beside them is not read.
+    writeFileSync(join(dir, 'user.mailbridge.r1.cpuprofile'), '{}');
+  });
+
+  it('gives each workload its bytes in all and per event handled', () => {
+    const summary = allocationSummary(dir, { user: 2_000, order: 500 });
+    expect(summary).toContain('3 profile(s), 5.0 MB allocated in all');
+    expect(rowsOf(summary, '| workload |')).toEqual({
+      order: ['500', '1.0', '2.00'],
+      user: ['2,000', '4.0', '2.00'],
+    });
+  });
+
+  it('counts bytes per package and function over all workloads', () => {
+    const summary = allocationSummary(dir, { user: 2_000, order: 500 });
+    expect(rowsOf(summary, '| package |')).toEqual({
+      pino: ['2.0', '40.0 %'],
+      ioredis: ['1.5', '30.0 %'],
+      // validate10 has no file: native code, like the CPU profile's.
+      '(native)': ['0.8', '16.0 %'],
+      node: ['0.5', '10.0 %'],
+      mailbridge: ['0.2', '4.0 %'],
+    });
+    expect(rowsOf(summary, '| function |')['LOG (pino/lib/tools.js)']).toEqual(['2.0', '40.0 %']);
+  });
+
+  it("gives each stage's bytes per event of its workload, a library's where it was called", () => {
+    const rows = rowsOf(allocationSummary(dir, { user: 2_000, order: 500 }), '| stage |');
+    expect(rows).toEqual({
+      logging: ['2.00', '0.50'],
+      'Redis: claims, outcomes': ['0.00', '0.75'],
+      // handle's own 0.2 MB and ajv's 0.8 MB called from it.
+      'transport: window, offsets': ['0.00', '0.50'],
+      'module loading (start)': ['0.00', '0.25'],
+    });
+    expect(allocationSummary(dir, {}).split('| stage |')[1].split('\n')[0]).toBe(' order | user |');
+  });
+
+  it('leaves per-event figures out for a workload whose count is not known', () => {
+    const rows = rowsOf(allocationSummary(dir, { user: 2_000 }), '| workload |');
+    expect(rows.order).toEqual(['–', '1.0', '–']);
+  });
+});
+
+describe('eventsHandled', () => {
+  it("sums mailbridge's throughput phases per workload, the other phases left out", () => {
+    const result = (workload: string, phase: string, events: number) =>
+      ({ workload, phase, events }) as unknown as ThroughputResult;
+    expect(
+      eventsHandled([
+        result('user', 'mailbridge', 100_000),
+        result('user', 'pipeline-floor', 100_000),
+        result('user', 'mailbridge', 99_000),
+        result('order', 'mailbridge', 20_000),
+      ]),
+    ).toEqual({ user: 199_000, order: 20_000 });
   });
 });

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ThroughputResult } from './result-types';
 
 /** The parts of a V8 `.cpuprofile` (what `node --cpu-prof` writes) this summary reads. */
 interface CpuProfile {
@@ -14,9 +15,10 @@ interface CpuProfile {
   samples: number[];
 }
 
+/** A package's, function's or stage's weight: busy milliseconds, or bytes allocated. */
 interface Share {
   name: string;
-  ms: number;
+  weight: number;
 }
 
 /** V8's pseudo-frames: `(idle)` is waiting, not work; the others are work not in any script. */
@@ -57,77 +59,209 @@ const STAGES: ReadonlyArray<readonly [stage: string, file: RegExp]> = [
   ['module loading (start)', /^node:internal\/modules\//],
 ];
 
+/** The parts of a V8 `.heapprofile` (the sampling heap profiler's) this summary reads. */
+interface HeapProfile {
+  head: HeapNode;
+}
+
+interface HeapNode {
+  id: number;
+  selfSize: number;
+  callFrame: { functionName: string; url: string };
+  children: HeapNode[];
+}
+
+/** A profile's call tree with one weight per node: busy milliseconds, or bytes allocated. */
+interface WeightedNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+  weight: number;
+}
+
+/** Every profile's weight summed by package, by function, and per workload by stage. */
+interface Tally {
+  files: number;
+  total: number;
+  byPackage: Map<string, number>;
+  byFunction: Map<string, number>;
+  /** Per workload (a file's name up to its first dot: `user`, `order`, `latency`), per stage. */
+  byStage: Map<string, Map<string, number>>;
+  /** Per workload, in all. */
+  byWorkload: Map<string, number>;
+}
+
 /**
  * Sums every `.cpuprofile` in `dir` and lists where the busy time went: the top `top` packages
  * (a node_modules package, mailbridge's own code, Node itself, or V8's garbage collector and
  * compiler) and the top functions, each as milliseconds and share of all busy samples.
  */
 export function profileSummary(dir: string, top = 20): string {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  const byPackage = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  /** Per workload (a file's name up to its first dot: `user`, `order`, `latency`), per stage. */
-  const byStage = new Map<string, Map<string, number>>();
-  let busyMs = 0;
-  for (const file of files) {
-    const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const tally = tallyOf(dir, '.cpuprofile', (profile: CpuProfile) => {
     const msPerSample = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
-    const workload = file.split('.')[0];
-    const stages = byStage.get(workload) ?? new Map<string, number>();
-    byStage.set(workload, stages);
-    const stageOf = stagesOf(profile);
-    for (const node of profile.nodes) {
-      const { functionName, url } = node.callFrame;
-      if (!node.hitCount || functionName === IDLE) continue;
-      const ms = node.hitCount * msPerSample;
-      busyMs += ms;
-      add(byPackage, packageOf(functionName, url), ms);
-      add(byFunction, `${functionName || '(anonymous)'} ${where(url)}`, ms);
-      add(stages, stageOf(node.id), ms);
-    }
-  }
-  const table = (title: string, shares: Share[]) => [
-    `| ${title} | busy ms | share |`,
-    '|---|---:|---:|',
-    ...shares.map(
-      (s) => `| ${s.name} | ${s.ms.toFixed(0)} | ${((100 * s.ms) / busyMs).toFixed(1)} % |`,
-    ),
-  ];
+    return profile.nodes.map((node) => ({
+      ...node,
+      weight: node.callFrame.functionName === IDLE ? 0 : (node.hitCount ?? 0) * msPerSample,
+    }));
+  });
+  const table = (title: string, shares: Share[]) =>
+    shareTable(title, 'busy ms', shares, tally.total, (ms) => ms.toFixed(0));
   return [
     `# CPU profile of the mailbridge phases`,
     '',
-    `${files.length} profile(s), ${busyMs.toFixed(0)} ms busy (idle excluded), from ${dir}.`,
+    `${tally.files} profile(s), ${tally.total.toFixed(0)} ms busy (idle excluded), from ${dir}.`,
     '',
-    ...table('package', topOf(byPackage, top)),
+    ...table('package', topOf(tally.byPackage, top)),
     '',
-    ...table('function', topOf(byFunction, top)),
+    ...table('function', topOf(tally.byFunction, top)),
     '',
-    ...stageTable(byStage),
-  ].join('\n');
-}
-
-/** Each workload's busy time by pipeline stage, as shares of that workload's busy time. */
-function stageTable(byStage: Map<string, Map<string, number>>): string[] {
-  const workloads = [...byStage.keys()].sort();
-  const totals = new Map<string, number>();
-  for (const stages of byStage.values()) {
-    for (const [stage, ms] of stages) add(totals, stage, ms);
-  }
-  const busy = (stages: Map<string, number>) => [...stages.values()].reduce((a, b) => a + b, 0);
-  const share = (ms: number | undefined, of: number) =>
-    of === 0 ? '–' : `${((100 * (ms ?? 0)) / of).toFixed(1)} %`;
-  return [
     'By pipeline stage: each sample counts for the nearest frame, from the running one upward, whose',
     "file belongs to a stage (`STAGES` in bench/report/profile-summary.ts); V8's own work counts apart.",
     '',
+    ...stageTable(tally, (workload, stage) => {
+      const stages = tally.byStage.get(workload)!;
+      return percent(stages.get(stage) ?? 0, tally.byWorkload.get(workload)!);
+    }),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Sums every `.heapprofile` in `dir` (what `--alloc-profile` has V8's sampling heap profiler
+ * write, freed objects included) and lists where the bytes were allocated: per workload in all
+ * and per event where `events` gives the workload's count, then the top `top` packages and
+ * functions, then each workload's bytes per event by pipeline stage. What the collector has to
+ * do follows from these bytes, so they show where its share of the CPU profile comes from.
+ */
+export function allocationSummary(
+  dir: string,
+  events: Readonly<Record<string, number>>,
+  top = 20,
+): string {
+  const tally = tallyOf(dir, '.heapprofile', (profile: HeapProfile) => {
+    const nodes: WeightedNode[] = [];
+    const visit = (node: HeapNode): number => {
+      const flat: WeightedNode = { id: node.id, callFrame: node.callFrame, weight: node.selfSize };
+      nodes.push(flat);
+      flat.children = node.children.map(visit);
+      return node.id;
+    };
+    visit(profile.head);
+    return nodes;
+  });
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const kbPerEvent = (bytes: number, workload: string) =>
+    events[workload] ? (bytes / 1e3 / events[workload]).toFixed(2) : '–';
+  const workloads = [...tally.byWorkload.keys()].sort();
+  const table = (title: string, shares: Share[]) =>
+    shareTable(title, 'MB', shares, tally.total, mb);
+  return [
+    `# Allocations of the mailbridge phases`,
+    '',
+    `${tally.files} profile(s), ${mb(tally.total)} MB allocated in all, from ${dir}.`,
+    '',
+    "V8's sampling heap profiler, freed objects kept: the bytes allocated over each process's life,",
+    'its start included (the `module loading (start)` stage), not the bytes alive at its end.',
+    '',
+    '| workload | events | MB allocated | KB per event |',
+    '|---|---:|---:|---:|',
+    ...workloads.map((w) => {
+      const bytes = tally.byWorkload.get(w)!;
+      const count = events[w] ? events[w].toLocaleString('en-US') : '–';
+      return `| ${w} | ${count} | ${mb(bytes)} | ${kbPerEvent(bytes, w)} |`;
+    }),
+    '',
+    ...table('package', topOf(tally.byPackage, top)),
+    '',
+    ...table('function', topOf(tally.byFunction, top)),
+    '',
+    'KB allocated per event by pipeline stage: each sample counts for the nearest frame, from the',
+    'allocating one upward, whose file belongs to a stage (`STAGES` in',
+    'bench/report/profile-summary.ts).',
+    '',
+    ...stageTable(tally, (workload, stage) =>
+      kbPerEvent(tally.byStage.get(workload)!.get(stage) ?? 0, workload),
+    ),
+    '',
+  ].join('\n');
+}
+
+/**
+ * The events mailbridge's throughput phases handled, per workload, over all repetitions: what
+ * their profiles' bytes are divided by. (The latency phase's count is not known to the event:
+ * its warm-up's results are not collected.)
+ */
+export function eventsHandled(results: readonly ThroughputResult[]): Record<string, number> {
+  const events: Record<string, number> = {};
+  for (const r of results) {
+    if (r.phase === 'mailbridge') events[r.workload] = (events[r.workload] ?? 0) + r.events;
+  }
+  return events;
+}
+
+/** Reads every `suffix` file of `dir` as a weighted call tree and sums it up. */
+function tallyOf<P>(dir: string, suffix: string, nodesOf: (profile: P) => WeightedNode[]): Tally {
+  const files = readdirSync(dir).filter((f) => f.endsWith(suffix));
+  const tally: Tally = {
+    files: files.length,
+    total: 0,
+    byPackage: new Map(),
+    byFunction: new Map(),
+    byStage: new Map(),
+    byWorkload: new Map(),
+  };
+  for (const file of files) {
+    const nodes = nodesOf(JSON.parse(readFileSync(join(dir, file), 'utf8')) as P);
+    const workload = file.split('.')[0];
+    const stages = tally.byStage.get(workload) ?? new Map<string, number>();
+    tally.byStage.set(workload, stages);
+    const stageOf = stagesOf(nodes);
+    for (const node of nodes) {
+      if (!node.weight) continue;
+      const { functionName, url } = node.callFrame;
+      tally.total += node.weight;
+      add(tally.byWorkload, workload, node.weight);
+      add(tally.byPackage, packageOf(functionName, url), node.weight);
+      add(tally.byFunction, `${functionName || '(anonymous)'} ${where(url)}`, node.weight);
+      add(stages, stageOf(node.id), node.weight);
+    }
+  }
+  return tally;
+}
+
+/** A row per stage (the heaviest over all workloads first), a column per workload. */
+function stageTable(tally: Tally, cell: (workload: string, stage: string) => string): string[] {
+  const workloads = [...tally.byStage.keys()].sort();
+  const totals = new Map<string, number>();
+  for (const stages of tally.byStage.values()) {
+    for (const [stage, weight] of stages) add(totals, stage, weight);
+  }
+  return [
     `| stage | ${workloads.join(' | ')} |`,
     `|---|${workloads.map(() => '---:|').join('')}`,
     ...topOf(totals, totals.size).map(
-      ({ name }) =>
-        `| ${name} | ${workloads.map((w) => share(byStage.get(w)!.get(name), busy(byStage.get(w)!))).join(' | ')} |`,
+      ({ name }) => `| ${name} | ${workloads.map((w) => cell(w, name)).join(' | ')} |`,
     ),
-    '',
   ];
+}
+
+/** The top shares, each with its weight (formatted) and its part of `total`. */
+function shareTable(
+  title: string,
+  unit: string,
+  shares: Share[],
+  total: number,
+  format: (weight: number) => string,
+): string[] {
+  return [
+    `| ${title} | ${unit} | share |`,
+    '|---|---:|---:|',
+    ...shares.map((s) => `| ${s.name} | ${format(s.weight)} | ${percent(s.weight, total)} |`),
+  ];
+}
+
+function percent(part: number, of: number): string {
+  return of === 0 ? '–' : `${((100 * part) / of).toFixed(1)} %`;
 }
 
 /**
@@ -135,10 +269,10 @@ function stageTable(byStage: Map<string, Map<string, number>>): string[] {
  * are their own; other frames take the first stage their file matches, or their caller's; a
  * stack that no stage names up to the root is `other`.
  */
-function stagesOf(profile: CpuProfile): (id: number) => string {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+function stagesOf(profileNodes: WeightedNode[]): (id: number) => string {
+  const nodes = new Map(profileNodes.map((n) => [n.id, n]));
   const callers = new Map<number, number>();
-  for (const node of profile.nodes) {
+  for (const node of profileNodes) {
     for (const child of node.children ?? []) callers.set(child, node.id);
   }
   const known = new Map<number, string>();
@@ -158,14 +292,14 @@ function stagesOf(profile: CpuProfile): (id: number) => string {
   return stageOf;
 }
 
-function add(into: Map<string, number>, key: string, ms: number): void {
-  into.set(key, (into.get(key) ?? 0) + ms);
+function add(into: Map<string, number>, key: string, weight: number): void {
+  into.set(key, (into.get(key) ?? 0) + weight);
 }
 
 function topOf(shares: Map<string, number>, top: number): Share[] {
   return [...shares]
-    .map(([name, ms]) => ({ name, ms }))
-    .sort((a, b) => b.ms - a.ms)
+    .map(([name, weight]) => ({ name, weight }))
+    .sort((a, b) => b.weight - a.weight)
     .slice(0, top);
 }
 
