@@ -9,15 +9,14 @@ import { Session } from 'node:inspector';
  *
  * The profiler is told to keep the samples of objects the collector has freed, so the profile
  * counts what was allocated over the run, the collector's workload, not what was still alive at
- * its end. A sample is taken every `BENCH_ALLOC_INTERVAL` bytes (32 KiB, V8's default) on
- * average and weighted by V8 to estimate all the bytes allocated there.
+ * its end. A sample is taken every 32 KiB on average (V8's default interval) and weighted by V8
+ * to estimate all the bytes allocated there.
  */
 const path = process.env.BENCH_ALLOC_PROFILE;
 if (path) {
   const session = new Session();
   session.connect();
   session.post('HeapProfiler.startSampling', {
-    samplingInterval: Number(process.env.BENCH_ALLOC_INTERVAL ?? 32_768),
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });

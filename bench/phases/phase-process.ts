@@ -28,10 +28,10 @@ export async function startPhaseProcess(
   only: 'user' | 'order',
   expected?: number,
   /**
-   * Run mailbridge under the profiler `--profile` or `--alloc-profile` asks for; the backlog
-   * test, which measures memory, does not.
+   * Whether mailbridge runs under the profiler `--profile` or `--alloc-profile` asks for; the
+   * backlog test, which measures memory, passes false.
    */
-  profile = ctx.options.profile || ctx.options.allocProfile,
+  profiled = true,
 ): Promise<PhaseProcess> {
   const groupId = `${ctx.runId}.${runName}`;
   const logName = `${ctx.runId}.${runName}`;
@@ -86,14 +86,14 @@ export async function startPhaseProcess(
       // environment). Node writes the profile when the process exits, which the phase's SIGTERM
       // makes it do.
       const nodeArgs = [...imageRuntime().nodeFlags];
-      if (profile && ctx.options.profile) {
+      if (profiled && ctx.options.profile) {
         nodeArgs.push(
           '--cpu-prof',
           `--cpu-prof-dir=${profileDir(ctx)}`,
           `--cpu-prof-name=${runName}.cpuprofile`,
         );
       }
-      if (profile && ctx.options.allocProfile) {
+      if (profiled && ctx.options.allocProfile) {
         mkdirSync(profileDir(ctx), { recursive: true });
         nodeArgs.push('--require', join(__dirname, '../infra/alloc-sampler.js'));
         env.BENCH_ALLOC_PROFILE = join(profileDir(ctx), `${runName}.heapprofile`);
