@@ -168,9 +168,11 @@ async function main(): Promise<void> {
       writeFileSync(summary, profileSummary(profileDir(ctx)));
       files.push(summary);
     }
-    if (options.allocProfile) {
-      const summary = join(resolve(root, options.outDir), `${stamp}.alloc.md`);
-      writeFileSync(summary, allocationSummary(profileDir(ctx), eventsHandled(throughput)));
+    if (options.heapProfile) {
+      const suffix = options.heapProfile === 'allocated' ? 'alloc' : 'survivors';
+      const summary = join(resolve(root, options.outDir), `${stamp}.${suffix}.md`);
+      const events = eventsHandled(throughput);
+      writeFileSync(summary, allocationSummary(profileDir(ctx), events, options.heapProfile));
       files.push(summary);
     }
     for (const line of headline(report)) log(line);

@@ -43,9 +43,16 @@ export interface BenchOptions {
   outDir: string;
   /** Write a CPU profile of every mailbridge phase process, and a summary of them. */
   profile: boolean;
-  /** Write an allocation profile of every mailbridge phase process, and a summary of them. */
-  allocProfile: boolean;
+  /**
+   * Write a heap-sampling profile of every mailbridge phase process, and a summary of them:
+   * every byte allocated (`--alloc-profile`) or only those that outlived a scavenge
+   * (`--survivor-profile`).
+   */
+  heapProfile?: HeapProfileKind;
 }
+
+/** What a heap-sampling profile counts (`bench/infra/alloc-sampler.ts`). */
+export type HeapProfileKind = 'allocated' | 'survived';
 
 const USAGE = `npm run bench -- [options]
   --scale F                 multiply every event count by F (default 1; e.g. 0.05 for a smoke run)
@@ -74,7 +81,11 @@ const USAGE = `npm run bench -- [options]
                             (<stamp>.profile.md)
   --alloc-profile           the same with V8's sampling heap profiler: what each mailbridge phase
                             allocated, freed objects included, per event and by package, function
-                            and stage (<stamp>.alloc.md); not with --profile in the same run`;
+                            and stage (<stamp>.alloc.md); not with --profile in the same run
+  --survivor-profile        the same, counting only the bytes that outlived a scavenge (were
+                            copied by the young generation's collector, most then promoted to old
+                            space): what the collector's time follows (<stamp>.survivors.md); one
+                            profiling flag per run`;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
@@ -105,15 +116,20 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       out: { type: 'string', default: 'bench/results' },
       profile: { type: 'boolean', default: false },
       'alloc-profile': { type: 'boolean', default: false },
+      'survivor-profile': { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
   }
-  if (values.profile && values['alloc-profile']) {
-    // Each profiler's work would be counted in the other's figures.
-    throw usage('--profile and --alloc-profile go in separate runs');
+  const profilers = (['profile', 'alloc-profile', 'survivor-profile'] as const).filter(
+    (flag) => values[flag],
+  );
+  if (profilers.length > 1) {
+    // Each profiler's work would be counted in the other's figures, and V8 samples the heap
+    // one way per process.
+    throw usage(`${profilers.map((flag) => `--${flag}`).join(' and ')} go in separate runs`);
   }
   const scale = positive('scale', values.scale);
   const count = (name: string, raw: string) => Math.max(1, Math.round(positive(name, raw) * scale));
@@ -141,7 +157,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     brokers: values.brokers ?? env.KAFKA_BROKERS,
     outDir: values.out,
     profile: values.profile,
-    allocProfile: values['alloc-profile'],
+    heapProfile: values['alloc-profile']
+      ? 'allocated'
+      : values['survivor-profile']
+        ? 'survived'
+        : undefined,
   };
 }
 

@@ -28,7 +28,8 @@ export async function startPhaseProcess(
   only: 'user' | 'order',
   expected?: number,
   /**
-   * Whether mailbridge runs under the profiler `--profile` or `--alloc-profile` asks for; the
+   * Whether mailbridge runs under the profiler `--profile`, `--alloc-profile` or
+   * `--survivor-profile` asks for; the
    * backlog test, which measures memory, passes false.
    */
   profiled = true,
@@ -93,10 +94,11 @@ export async function startPhaseProcess(
           `--cpu-prof-name=${runName}.cpuprofile`,
         );
       }
-      if (profiled && ctx.options.allocProfile) {
+      if (profiled && ctx.options.heapProfile) {
         mkdirSync(profileDir(ctx), { recursive: true });
         nodeArgs.push('--require', join(__dirname, '../infra/alloc-sampler.js'));
         env.BENCH_ALLOC_PROFILE = join(profileDir(ctx), `${runName}.heapprofile`);
+        env.BENCH_ALLOC_KEEP = ctx.options.heapProfile;
       }
       const started = startNode(logName, join(repoRoot(), 'dist/main.js'), env, { nodeArgs });
       return { started, groupId };
@@ -104,7 +106,7 @@ export async function startPhaseProcess(
   }
 }
 
-/** Where `--profile` and `--alloc-profile` put the profiles of this run's mailbridge processes. */
+/** Where `--profile`, `--alloc-profile` and `--survivor-profile` put the profiles of this run's mailbridge processes. */
 export function profileDir(ctx: BenchContext): string {
   return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
 }

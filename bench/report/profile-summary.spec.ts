@@ -247,6 +247,18 @@ describe('allocationSummary', () => {
     const rows = rowsOf(allocationSummary(dir, { user: 2_000 }), '| workload |');
     expect(rows.order).toEqual(['–', '1.0', '–']);
   });
+  it('says, for a --survivor-profile, that its bytes are those that outlived a scavenge', () => {
+    const summary = allocationSummary(dir, { user: 2_000, order: 500 }, 'survived');
+    expect(summary.split('\n')[0]).toBe(
+      '# Bytes that outlived a scavenge in the mailbridge phases',
+    );
+    expect(summary).toContain('3 profile(s), 5.0 MB survived in all');
+    expect(summary).toContain('| workload | events | MB survived | KB per event |');
+    expect(summary).toContain('KB survived per event by pipeline stage');
+    expect(summary).not.toMatch(/(MB|KB) allocated/);
+    // The same tally: only the words change.
+    expect(rowsOf(summary, '| workload |').user).toEqual(['2,000', '4.0', '2.00']);
+  });
 });
 
 describe('eventsHandled', () => {

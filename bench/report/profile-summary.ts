@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HeapProfileKind } from '../config/bench-options';
 import type { ThroughputResult } from './result-types';
 
 /** The parts of a V8 `.cpuprofile` (what `node --cpu-prof` writes) this summary reads. */
@@ -127,15 +128,18 @@ export function profileSummary(dir: string, top = 20): string {
 }
 
 /**
- * Sums every `.heapprofile` in `dir` (what `--alloc-profile` has V8's sampling heap profiler
- * write, freed objects included) and lists where the bytes were allocated: per workload in all
+ * Sums every `.heapprofile` in `dir` (what `--alloc-profile` or `--survivor-profile` has V8's
+ * sampling heap profiler write) and lists where the bytes were allocated: per workload in all
  * and per event where `events` gives the workload's count, then the top `top` packages and
- * functions, then each workload's bytes per event by pipeline stage. What the collector has to
- * do follows from these bytes, so they show where its share of the CPU profile comes from.
+ * functions, then each workload's bytes per event by pipeline stage. `kind` says which bytes the
+ * profiles counted: all those `allocated` (freed objects included), or only those that
+ * `survived` a scavenge. What the collector has to do follows from these bytes, so they show
+ * where its share of the CPU profile comes from.
  */
 export function allocationSummary(
   dir: string,
   events: Readonly<Record<string, number>>,
+  kind: HeapProfileKind = 'allocated',
   top = 20,
 ): string {
   const tally = tallyOf(dir, '.heapprofile', (profile: HeapProfile) => {
@@ -155,15 +159,15 @@ export function allocationSummary(
   const workloads = [...tally.byWorkload.keys()].sort();
   const table = (title: string, shares: Share[]) =>
     shareTable(title, 'MB', shares, tally.total, mb);
+  const { title, counted, about } = HEAP_PROFILE_WORDING[kind];
   return [
-    `# Allocations of the mailbridge phases`,
+    `# ${title}`,
     '',
-    `${tally.files} profile(s), ${mb(tally.total)} MB allocated in all, from ${dir}.`,
+    `${tally.files} profile(s), ${mb(tally.total)} MB ${counted} in all, from ${dir}.`,
     '',
-    "V8's sampling heap profiler, freed objects kept: the bytes allocated over each process's life,",
-    'its start included (the `module loading (start)` stage), not the bytes alive at its end.',
+    ...about,
     '',
-    '| workload | events | MB allocated | KB per event |',
+    `| workload | events | MB ${counted} | KB per event |`,
     '|---|---:|---:|---:|',
     ...workloads.map((w) => {
       const bytes = tally.byWorkload.get(w)!;
@@ -175,7 +179,7 @@ export function allocationSummary(
     '',
     ...table('function', topOf(tally.byFunction, top)),
     '',
-    'KB allocated per event by pipeline stage: each sample counts for the nearest frame, from the',
+    `KB ${counted} per event by pipeline stage: each sample counts for the nearest frame, from the`,
     'allocating one upward, whose file belongs to a stage (`STAGES` in',
     'bench/report/profile-summary.ts).',
     '',
@@ -185,6 +189,31 @@ export function allocationSummary(
     '',
   ].join('\n');
 }
+
+const HEAP_PROFILE_WORDING: Record<
+  HeapProfileKind,
+  { title: string; counted: string; about: string[] }
+> = {
+  allocated: {
+    title: 'Allocations of the mailbridge phases',
+    counted: 'allocated',
+    about: [
+      "V8's sampling heap profiler, freed objects kept: the bytes allocated over each process's life,",
+      'its start included (the `module loading (start)` stage), not the bytes alive at its end.',
+    ],
+  },
+  survived: {
+    title: 'Bytes that outlived a scavenge in the mailbridge phases',
+    counted: 'survived',
+    about: [
+      "V8's sampling heap profiler, objects freed by a scavenge dropped and those freed by a full",
+      'collection kept: the bytes each process allocated that lived through at least one collection',
+      "of the young generation, which copied them (most then into old space). A scavenge's time is",
+      'that copying, and what reaches old space sets off the full collections. Start included (the',
+      '`module loading (start)` stage).',
+    ],
+  },
+};
 
 /**
  * The events mailbridge's throughput phases handled, per workload, over all repetitions: what
