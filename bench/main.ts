@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseOptions } from './config/bench-options';
@@ -13,7 +14,8 @@ import { allocationSummary, eventsHandled, profileSummary } from './report/profi
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
-import { profileDir } from './phases/phase-process';
+import { benchRedisUrl, profileDir } from './phases/phase-process';
+import { HostCpu } from './measure/host-cpu';
 import { runHttpCeiling } from './phases/http.runner';
 import { runLatency } from './phases/latency.runner';
 import { runThroughput } from './phases/throughput.runner';
@@ -51,7 +53,15 @@ async function main(): Promise<void> {
   log(options.brokers ? `using Kafka at ${options.brokers}` : 'starting the bench broker');
   const broker = await startBroker(options.brokers);
   let vendor: VendorHandle | undefined;
+  // Only for Redis' own CPU time (INFO cpu): one try, no reconnecting; without it, no figure.
+  const redis = new Redis(benchRedisUrl(), {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
   const shutdown = async () => {
+    redis.disconnect();
     killAllChildren();
     await vendor?.stop().catch(() => undefined);
     await broker.stop().catch(() => undefined);
@@ -64,6 +74,13 @@ async function main(): Promise<void> {
   try {
     await admin.connect();
     vendor = await VendorHandle.start(fixedLatency(options.vendorLatencyMs));
+    const redisReached = await redis.connect().then(
+      () => true,
+      (error: Error) => {
+        log(`Redis did not answer (${error.message}): no figures of its CPU`);
+        return false;
+      },
+    );
     const runId = `bench-${stamp.replace(/[^0-9T]/g, '')}-${process.pid}`;
     const ctx: BenchContext = {
       options,
@@ -71,6 +88,11 @@ async function main(): Promise<void> {
       admin,
       brokers: broker.brokers,
       vendor,
+      hostCpu: new HostCpu({
+        brokerPid: broker.pid,
+        vendorPid: vendor.pid,
+        redis: redisReached ? redis : undefined,
+      }),
       runId,
       emptyTopic: `${runId}.empty`,
       orderSupported,

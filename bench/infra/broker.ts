@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './repo-root';
@@ -12,6 +13,8 @@ export interface Broker {
   brokers: string[];
   /** True when this run started the broker and must stop it. */
   owned: boolean;
+  /** The broker's process, when this run started it (for its CPU time). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -28,9 +31,11 @@ export async function startBroker(given: string | undefined): Promise<Broker> {
   const script = join(root, 'scripts/kafka/kafka.sh');
   const { stdout } = await run('bash', [script, 'start'], { env, maxBuffer: 1 << 20 });
   const address = stdout.trim().split('\n').pop() ?? `127.0.0.1:${BENCH_KAFKA_PORT}`;
+  const pid = Number(readFileSync(join(env.KAFKA_DIR, 'broker.pid'), 'utf8').trim());
   return {
     brokers: [address],
     owned: true,
+    pid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
     stop: async () => {
       await run('bash', [script, 'stop'], { env });
     },

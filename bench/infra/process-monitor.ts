@@ -7,7 +7,7 @@ export interface ProcessSample {
   cpuMs: number;
 }
 
-const TICKS_PER_SECOND = clockTicks();
+export const TICKS_PER_SECOND = clockTicks();
 
 /**
  * Samples one process from /proc: resident memory (VmRSS) and CPU time (utime + stime). Reading

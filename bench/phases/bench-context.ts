@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { BenchOptions, PhaseName } from '../config/bench-options';
+import type { HostCpu } from '../measure/host-cpu';
 import type { VendorHandle } from '../vendor/vendor.handle';
 
 /** Everything a phase needs from the run it belongs to. */
@@ -9,6 +10,8 @@ export interface BenchContext {
   admin: Admin;
   brokers: string[];
   vendor: VendorHandle;
+  /** The host's CPU counters: the machine, the broker, Redis, the vendor host, the harness. */
+  hostCpu: HostCpu;
   runId: string;
   /** A topic that stays empty: what a service subscribes to for the workload not under test. */
   emptyTopic: string;

@@ -65,7 +65,7 @@ export async function startPhaseProcess(
         expected,
         relayBaseUrl: `${ctx.vendor.url}/relay/v1`,
         token: SANDBOX_RELAY_ACCESS_TOKEN,
-        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        redisUrl: benchRedisUrl(),
       };
       const started = startNode(
         logName,
@@ -168,4 +168,9 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The Redis the floor is given and mailbridge finds by default (REDIS_URL when set). */
+export function benchRedisUrl(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 }

@@ -1,6 +1,7 @@
 import { createTopics, sleep, waitForStableGroup } from '../infra/bench-kafka';
 import { howEnded, nextMessage, stopChild } from '../infra/child-process';
 import { ProcessMonitor } from '../infra/process-monitor';
+import { sharesPer1k } from '../measure/host-cpu';
 import { ResultCollector } from '../measure/result-collector';
 import { MB, type ThroughputResult, type VendorFigures } from '../report/result-types';
 import type { VendorStats } from '../vendor/vendor-stats';
@@ -25,7 +26,8 @@ const SETTLE_MS = 1_000;
  * outcome (sent, failed or dead-lettered; ceiling-consume, which writes none: when it had
  * consumed the last record). Contact-list results are awaited after it and timed on their own.
  * CPU is read from /proc when the window opens, so start-up work (Nest bootstrapping, group join)
- * is not charged, and once the contact-list results are in, so the work of producing them is.
+ * is not charged, and once the contact-list results are in, so the work of producing them is;
+ * the host's (the machine, the broker, Redis, the vendor host, the harness) at the same points.
  */
 export async function runThroughput(
   ctx: BenchContext,
@@ -61,6 +63,7 @@ export async function runThroughput(
     doneMessage?.catch(() => undefined); // read below; a late failure must not go unhandled
     const windowStart = await waitForStableGroup(ctx.admin, proc.groupId, JOIN_TIMEOUT_MS, alive);
     const cpuStart = monitor.sample()?.cpuMs ?? 0;
+    const hostStart = await ctx.hostCpu.read();
     const deadline = windowStart + capMs;
 
     let complete: boolean;
@@ -95,6 +98,7 @@ export async function runThroughput(
       events = outcomes();
     }
     const cpuEnd = monitor.sample()?.cpuMs ?? cpuStart;
+    const hostEnd = await ctx.hostCpu.read();
     const windowMs = Math.max(1, windowEnd - windowStart);
     const crashed = !alive();
     // A workload the service refuses measures dead-lettering, not delivery: never a figure.
@@ -116,6 +120,7 @@ export async function runThroughput(
       vendor: vendorFigures(await ctx.vendor.stats(true)),
       peakRssMb: monitor.peakRssBytes / MB,
       cpuMsPer1kEvents: events > 0 ? ((cpuEnd - cpuStart) * 1000) / events : null,
+      hostCpuMsPer1k: sharesPer1k(hostStart, hostEnd, cpuEnd - cpuStart, events),
       outcomes:
         phase === 'ceiling-consume'
           ? undefined

@@ -47,6 +47,7 @@ export function markdownReport(report: BenchReport, chart: string): string {
       '|---|---:|---:|---:|---:|---:|---|',
       ...rows.map(throughputRow),
       '',
+      ...hostCpuTable(rows, meta.machine.cpus),
     );
     const listsAfter = report.throughput
       .filter((r) => r.workload === workload && r.phase === 'mailbridge')
@@ -127,6 +128,30 @@ function throughputRow(s: PhaseSummary): string {
     `${measured ? Math.round(s.vendorRequests).toLocaleString('en-US') : '—'} | ${num(s.recipientsPerRequest)} | ` +
     `${measured ? s.peakRssMb.toFixed(0) : '—'} | ${num(s.cpuMsPer1kEvents)} | ${s.statuses.join(', ')} |`
   );
+}
+
+/**
+ * Where the host's CPU went per 1,000 events, for the phases that measured it: on a host of a
+ * few cores, what the broker, Redis and the vendor sandbox spend on an event is CPU the process
+ * under test cannot have, and the ceilings spend none on Redis or the vendor.
+ */
+export function hostCpuTable(rows: PhaseSummary[], cores: number): string[] {
+  const measured = rows.filter((s) => s.hostCpu !== null);
+  if (measured.length === 0) return [];
+  return [
+    `Host CPU ms per 1,000 events (medians), all on the same ${cores} cores: the process under ` +
+      'test, the broker, Redis (INFO cpu), the vendor host (sandbox and latency proxy), the ' +
+      "benchmark's own process (its result collector), and what the machine spent beyond them.",
+    '',
+    '| phase | process under test | broker | Redis | vendor host | harness | other | machine |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...measured.map((s) => {
+      const h = s.hostCpu!;
+      const cells = [h.phase, h.broker, h.redis, h.vendor, h.harness, h.other].map(num);
+      return `| ${s.label} | ${cells.join(' | ')} | **${num(h.machine)}** |`;
+    }),
+    '',
+  ];
 }
 
 function num(value: number | null): string {

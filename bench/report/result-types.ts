@@ -1,4 +1,5 @@
 import type { PhaseName } from '../config/bench-options';
+import type { HostCpuShares } from '../measure/host-cpu';
 import type { Percentiles } from '../measure/percentiles';
 import type { WorkloadName } from '../phases/bench-context';
 import type { VendorStats } from '../vendor/vendor-stats';
@@ -32,6 +33,8 @@ export interface ThroughputResult {
   vendor: VendorFigures;
   peakRssMb: number;
   cpuMsPer1kEvents: number | null;
+  /** Where the host's CPU went over the window, per 1,000 events (not for ceiling-http). */
+  hostCpuMsPer1k?: HostCpuShares | null;
   outcomes?: {
     sent: number;
     failed: number;

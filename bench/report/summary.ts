@@ -1,3 +1,4 @@
+import { HOST_CPU_COLUMNS, type HostCpuShares } from '../measure/host-cpu';
 import { median } from '../measure/percentiles';
 import type { BenchReport, LatencyResult, ThroughputResult } from './result-types';
 
@@ -15,6 +16,8 @@ export interface PhaseSummary {
   recipientsPerRequest: number | null;
   peakRssMb: number;
   cpuMsPer1kEvents: number | null;
+  /** Each source's median over the repetitions that measured the host (null: none did). */
+  hostCpu: HostCpuShares | null;
   notes: string[];
 }
 
@@ -58,9 +61,21 @@ export function summarizeThroughput(results: ThroughputResult[]): PhaseSummary[]
       recipientsPerRequest: nullableMedian(measured.map((r) => r.vendor.recipientsPerRequest)),
       peakRssMb: Math.max(0, ...measured.map((r) => r.peakRssMb)),
       cpuMsPer1kEvents: nullableMedian(measured.map((r) => r.cpuMsPer1kEvents)),
+      hostCpu: hostCpuMedians(
+        measured.flatMap((r) => (r.hostCpuMsPer1k ? [r.hostCpuMsPer1k] : [])),
+      ),
       notes: collapse(runs.map((r) => r.note)),
     };
   });
+}
+
+function hostCpuMedians(shares: HostCpuShares[]): HostCpuShares | null {
+  if (shares.length === 0) return null;
+  const medians = HOST_CPU_COLUMNS.map((column) => [
+    column,
+    nullableMedian(shares.map((s) => s[column])),
+  ]);
+  return Object.fromEntries(medians) as HostCpuShares;
 }
 
 /** One note per phase: the first repetition's, and how many others had one too. */
