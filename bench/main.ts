@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { parseOptions } from './config/bench-options';
 import { benchKafka, createTopics, topicSize } from './infra/bench-kafka';
 import { startBroker } from './infra/broker';
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       vendor,
       hostCpu: new HostCpu({
         brokerPid: broker.pid,
-        vendorPid: vendor.pid,
+        vendorPid: vendor.monitor.pid,
         redis: redisReached ? redis : undefined,
       }),
       runId,

@@ -31,13 +31,22 @@ export async function startBroker(given: string | undefined): Promise<Broker> {
   const script = join(root, 'scripts/kafka/kafka.sh');
   const { stdout } = await run('bash', [script, 'start'], { env, maxBuffer: 1 << 20 });
   const address = stdout.trim().split('\n').pop() ?? `127.0.0.1:${BENCH_KAFKA_PORT}`;
-  const pid = Number(readFileSync(join(env.KAFKA_DIR, 'broker.pid'), 'utf8').trim());
   return {
     brokers: [address],
     owned: true,
-    pid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+    pid: pidIn(join(env.KAFKA_DIR, 'broker.pid')),
     stop: async () => {
       await run('bash', [script, 'stop'], { env });
     },
   };
+}
+
+/** The pid `kafka.sh` wrote; none if it cannot be read (the broker's CPU then goes unmeasured). */
+function pidIn(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

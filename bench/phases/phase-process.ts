@@ -29,8 +29,7 @@ export async function startPhaseProcess(
   expected?: number,
   /**
    * Whether mailbridge runs under the profiler `--profile`, `--alloc-profile` or
-   * `--survivor-profile` asks for; the
-   * backlog test, which measures memory, passes false.
+   * `--survivor-profile` asks for; the backlog test, which measures memory, passes false.
    */
   profiled = true,
 ): Promise<PhaseProcess> {
@@ -106,7 +105,7 @@ export async function startPhaseProcess(
   }
 }
 
-/** Where `--profile`, `--alloc-profile` and `--survivor-profile` put the profiles of this run's mailbridge processes. */
+/** Where the profiling flags put the profiles of this run's mailbridge processes. */
 export function profileDir(ctx: BenchContext): string {
   return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
 }

@@ -33,11 +33,6 @@ export class VendorHandle {
     return new VendorHandle(started, ready.url, ready.directUrl, monitor);
   }
 
-  /** The vendor host's process (the sandbox and its latency proxy), for its CPU time. */
-  get pid(): number {
-    return this.started.pid;
-  }
-
   /** Counters since the last reset; `reset` zeroes them for the next phase. */
   async stats(reset = true): Promise<VendorStats> {
     const reply = nextMessage<Extract<VendorReport, { type: 'stats' }>>(
