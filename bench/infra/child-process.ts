@@ -1,5 +1,5 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './repo-root';
 
@@ -30,16 +30,22 @@ export function startNode(
 ): StartedChild {
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
-  const log = createWriteStream(logFile);
+  // The child writes its output to the file itself: piped through this process, its lines would
+  // wait on the harness's busy event loop, and the child would hold them in memory meanwhile
+  // (a service logs a line per event).
+  const log = openSync(logFile, 'w');
   const options = { env: { PATH: process.env.PATH ?? '', ...env }, cwd: repoRoot() };
-  const child = ipc
-    ? fork(script, [], { ...options, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-    : spawn(process.execPath, [...nodeArgs, script], {
-        ...options,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  let child: ChildProcess;
+  try {
+    child = ipc
+      ? fork(script, [], { ...options, stdio: ['ignore', log, log, 'ipc'] })
+      : spawn(process.execPath, [...nodeArgs, script], {
+          ...options,
+          stdio: ['ignore', log, log],
+        });
+  } finally {
+    closeSync(log); // the child has its own copy
+  }
   if (child.pid === undefined) throw new Error(`${name} did not start`);
   running.add(child);
   const exited = new Promise<string>((resolve) => {
