@@ -30,6 +30,9 @@ export async function createApp(
   logger: LoggerService = serviceLoggerFor(config),
 ): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), { logger });
+  if (logger instanceof ServiceLogger) {
+    app.get(MetricsService).watchLogDrops(() => logger.droppedLines);
+  }
   const status = app.get(ConsumerStatus);
   app.get(ConsumerBacklog).readFrom(() => status.waiting());
   app.connectMicroservice(
@@ -112,6 +115,11 @@ export function serviceLoggerFor(
   config: AppConfig,
   destination?: DestinationStream,
 ): ServiceLogger {
-  const settings = { level: config.logLevel, format: config.logFormat, secrets: config.secrets };
+  const settings = {
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: config.secrets,
+    bufferMaxBytes: config.logBufferMaxBytes,
+  };
   return createServiceLogger(settings, destination);
 }

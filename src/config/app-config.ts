@@ -11,6 +11,7 @@ function sectionsFrom(env: EnvironmentVariables) {
     mode: env.MAILBRIDGE_MODE,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
+    logBufferMaxBytes: env.LOG_BUFFER_MAX_BYTES,
     httpPort: env.HTTP_PORT,
     kafka: {
       brokers: env.KAFKA_BROKERS.split(','),
@@ -152,6 +153,7 @@ export class AppConfig implements AppConfigSections {
   readonly mode!: AppConfigSections['mode'];
   readonly logLevel!: AppConfigSections['logLevel'];
   readonly logFormat!: AppConfigSections['logFormat'];
+  readonly logBufferMaxBytes!: number;
   readonly httpPort!: number;
   readonly kafka!: KafkaConfig;
   readonly topics!: TopicsConfig;

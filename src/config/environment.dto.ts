@@ -88,6 +88,17 @@ export class EnvironmentVariables {
   @IsIn(LOG_FORMATS)
   LOG_FORMAT!: LogFormat;
 
+  /**
+   * The most the service holds of log lines stdout has not taken yet: past it a line is dropped,
+   * counted and reported, rather than kept in memory while stdout's reader falls behind.
+   */
+  @Default('8388608')
+  @Type(() => Number)
+  @IsInt()
+  @Min(65536)
+  @Max(134217728)
+  LOG_BUFFER_MAX_BYTES!: number;
+
   @Default('3000')
   @Type(() => Number)
   @IsInt()

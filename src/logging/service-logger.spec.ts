@@ -11,7 +11,7 @@ function capture(level: 'log' | 'debug' = 'log') {
     },
   });
   const logger = createServiceLogger(
-    { level, format: 'json', secrets: ['s3cret-key'] },
+    { level, format: 'json', secrets: ['s3cret-key'], bufferMaxBytes: 1 << 20 },
     destination,
   );
   return { logger, lines };

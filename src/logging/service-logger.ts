@@ -1,7 +1,9 @@
+import { EventEmitter } from 'node:events';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { isColorSupported, build as prettyStream } from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../config/environment.dto';
+import { DroppedLines } from './dropped-lines';
 import { LogScrubber } from './log-scrubber';
 
 export interface LogSettings {
@@ -9,6 +11,8 @@ export interface LogSettings {
   format: LogFormat;
   /** Values that must never reach the log (the vendor keys, the SASL password, …). */
   secrets: readonly string[];
+  /** The most the JSON destination holds of lines stdout has not taken yet (bytes). */
+  bufferMaxBytes: number;
 }
 
 /** Child loggers kept, one per Nest context; all are forgotten when there would be more. */
@@ -31,7 +35,7 @@ const PINO_LEVEL: Record<LogLevel, Level> = {
  */
 export function createServiceLogger(
   settings: LogSettings,
-  destination?: DestinationStream,
+  destination: DestinationStream = defaultDestination(settings),
 ): ServiceLogger {
   const scrubber = new LogScrubber(settings.secrets);
   const logger = pino(
@@ -46,9 +50,13 @@ export function createServiceLogger(
         },
       },
     },
-    destination ?? defaultDestination(settings.format),
+    destination,
   );
-  return new ServiceLogger(logger, scrubber);
+  const dropped = new DroppedLines(settings.bufferMaxBytes, (message) =>
+    logger.child({ context: 'ServiceLogger' }).warn(message),
+  );
+  if (destination instanceof EventEmitter) dropped.watch(destination);
+  return new ServiceLogger(logger, scrubber, dropped);
 }
 
 /**
@@ -68,7 +76,7 @@ export function isoTimeOncePerMillisecond(now: () => number = Date.now): () => s
   };
 }
 
-function defaultDestination(format: LogFormat): DestinationStream {
+function defaultDestination({ format, bufferMaxBytes }: LogSettings): DestinationStream {
   if (format === 'pretty') {
     return prettyStream({
       // colorette's judgement (NO_COLOR, TERM=dumb, FORCE_COLOR), and only on a terminal.
@@ -79,10 +87,29 @@ function defaultDestination(format: LogFormat): DestinationStream {
       singleLine: true,
     });
   }
-  // Written in the background: lines logged while a write is under way go out together in the
-  // next one, so a line per event costs no write call of its own. pino flushes what is pending
-  // when the process exits.
-  return pino.destination({ dest: 1, sync: false });
+  return bufferedDestination(1, bufferMaxBytes);
+}
+
+/** The most one write of the log destination carries. */
+const MAX_WRITE = 1024 * 1024;
+
+/**
+ * Lines written to `fd` in the background: lines logged while a write is under way go out
+ * together in the next one, so a line per event costs no write call of its own. pino flushes
+ * what is pending when the process exits.
+ *
+ * One write at a time, the next started from the event loop when the last completes, each of
+ * at most `maxWrite` bytes. At sonic-boom's 16 KiB a service busy for tens of milliseconds per
+ * event-loop turn wrote less than its line per event, even into a file, and the lines piled up
+ * (45,000 of them, 18 MB, in a benchmark run on orders that then ran out of heap); at 1 MiB the
+ * same run kept up. What waits is bounded all the same: past `maxBytes` a line is dropped
+ * (sonic-boom's `drop` event, which {@link DroppedLines} counts).
+ */
+export function bufferedDestination(
+  fd: number,
+  maxBytes: number,
+): ReturnType<typeof pino.destination> {
+  return pino.destination({ dest: fd, sync: false, maxLength: maxBytes, maxWrite: MAX_WRITE });
 }
 
 /**
@@ -98,7 +125,13 @@ export class ServiceLogger implements LoggerService {
     readonly pino: Logger,
     /** For the contexts: a child's bindings are written as they are, not through pino's hook. */
     private readonly scrubber: LogScrubber,
+    private readonly dropped?: DroppedLines,
   ) {}
+
+  /** Lines dropped because stdout was not read fast enough (see {@link DroppedLines}). */
+  get droppedLines(): number {
+    return this.dropped?.total ?? 0;
+  }
 
   log(message: unknown, ...params: unknown[]): void {
     this.write('info', message, params);

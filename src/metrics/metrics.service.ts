@@ -50,6 +50,7 @@ export class MetricsService {
   readonly registry = new Registry();
   private consumer?: ConsumerGauges;
   private gate?: () => GateReading;
+  private logDrops?: () => number;
   private readonly deadLetterCounts = new Map<string, number>();
 
   /** Terminal outcomes of (event, template) actions, and dead letters. */
@@ -182,6 +183,16 @@ export class MetricsService {
     },
   });
 
+  readonly logLinesDropped = new Counter({
+    name: 'mailbridge_log_lines_dropped_total',
+    help: 'Log lines dropped because stdout was not read as fast as they came (LOG_BUFFER_MAX_BYTES waited)',
+    registers: [this.registry],
+    collect: () => {
+      this.logLinesDropped.reset();
+      this.logLinesDropped.inc(this.logDrops?.() ?? 0);
+    },
+  });
+
   readonly inFlightRecords = new Gauge({
     name: 'mailbridge_consumer_in_flight_records',
     help: 'Records fetched and not yet at their outcome, holding a place in the in-flight window',
@@ -298,6 +309,11 @@ export class MetricsService {
   /** A 429's `Retry-After` held the endpoint's budget back. */
   budgetShrunk(endpoint: VendorEndpointLabel): void {
     this.vendorBudgetShrinks.inc({ endpoint });
+  }
+
+  /** The logger's count of dropped lines, read at every scrape. */
+  watchLogDrops(read: () => number): void {
+    this.logDrops = read;
   }
 
   /** The Kafka transport hands over what it knows; read at every scrape from then on. */
