@@ -125,12 +125,12 @@ export class ServiceLogger implements LoggerService {
     readonly pino: Logger,
     /** For the contexts: a child's bindings are written as they are, not through pino's hook. */
     private readonly scrubber: LogScrubber,
-    private readonly dropped?: DroppedLines,
+    private readonly dropped: DroppedLines,
   ) {}
 
   /** Lines dropped because stdout was not read fast enough (see {@link DroppedLines}). */
   get droppedLines(): number {
-    return this.dropped?.total ?? 0;
+    return this.dropped.total;
   }
 
   log(message: unknown, ...params: unknown[]): void {
