@@ -3,6 +3,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchKafka } from '../bench/infra/bench-kafka';
 import { killAllChildren } from '../bench/infra/child-process';
+import { imageRuntime } from '../bench/infra/image-runtime';
 import { repoRoot } from '../bench/infra/repo-root';
 import { machine } from '../bench/report/run-meta';
 import { parseOptions } from './config/chaos-options';
@@ -34,6 +35,7 @@ async function main(): Promise<number> {
   };
   // Per broker port, so that two invocations on different ports share nothing.
   const build = serviceBuild(root, options.srcRef, `service-${options.kafkaPort}`);
+  const runtime = imageRuntime();
   const broker = new ChaosBroker(options.kafkaPort);
   const redis = new ChaosRedis(options.redisPort);
   let stopping: Promise<void> | undefined;
@@ -59,6 +61,10 @@ async function main(): Promise<number> {
     headCommit: git(root, ['rev-parse', '--short', 'HEAD']),
     machine: machine(),
     loadAverageAtStart: loadavg()[0],
+    runtime: {
+      nodeFlags: runtime.nodeFlags,
+      nodeOptions: options.serviceEnv.NODE_OPTIONS ?? runtime.nodeOptions,
+    },
     options,
   };
   const runs: ChaosRunReport[] = [];
@@ -75,7 +81,17 @@ async function main(): Promise<number> {
     for (const policy of options.policies) {
       runs.push(
         await runPolicy(
-          { options, broker, redis, kafka, admin, serviceScript: build.script, logRoot, say },
+          {
+            options,
+            broker,
+            redis,
+            kafka,
+            admin,
+            serviceScript: build.script,
+            runtime,
+            logRoot,
+            say,
+          },
           policy,
         ),
       );

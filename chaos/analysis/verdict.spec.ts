@@ -38,3 +38,19 @@ describe('chaos verdict on a contact list created twice', () => {
     ]);
   });
 });
+
+describe('chaos verdict on instances that ended by themselves', () => {
+  it('fails a run in which an instance aborted, as V8 does out of heap', () => {
+    const run = resendRun();
+    run.faults.crashes = [{ atMs: 61_250, slot: 'b', exit: 'SIGABRT' }];
+    expect(verdict(run, 15_000)).toEqual([
+      'b ended by SIGABRT at 61.3 s, a signal the harness did not send (SIGABRT: out of heap)',
+    ]);
+  });
+
+  it('passes one that exited with a code, which the pool restarts as an orchestrator would', () => {
+    const run = resendRun();
+    run.faults.crashes = [{ atMs: 61_250, slot: 'b', exit: '1' }];
+    expect(verdict(run, 15_000)).toEqual([]);
+  });
+});

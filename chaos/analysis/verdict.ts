@@ -5,7 +5,7 @@ export const SHUTDOWN_MARGIN_MS = 5_000;
 
 /**
  * The reasons a run fails, each a sentence with its figure. The service's rules (nothing lost,
- * no unexplained double, a list's members included, a stop that ends, and under `fail` no
+ * no unexplained double, a list's members included, a stop that ends, no crash, and under `fail` no
  * double, no list twice and every ambiguous send reported) come first; then the harness's own: a run that did not
  * inject the faults it promised, or could not see everything, proves nothing.
  */
@@ -36,6 +36,14 @@ export function verdict(
     fail(
       !t.withinBound,
       `SIGTERM of ${t.slot} (${t.reason}) ended after ${t.exitMs} ms with ${t.exit}; bound ${shutdownTimeoutMs + SHUTDOWN_MARGIN_MS} ms and exit 0`,
+    );
+  }
+  // An instance may exit by itself with a code (it could not start its consumer, say): the
+  // orchestrator restarts it, as the pool does. A signal no one sent is a crash: SIGABRT is V8
+  // out of heap, which the image's heap limit must not allow under any of these faults.
+  for (const c of run.faults.crashes.filter((crash) => crash.exit.startsWith('SIG'))) {
+    out.push(
+      `${c.slot} ended by ${c.exit} at ${(c.atMs / 1000).toFixed(1)} s, a signal the harness did not send (SIGABRT: out of heap)`,
     );
   }
   if (run.policy === 'fail') {

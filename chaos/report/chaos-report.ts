@@ -80,6 +80,8 @@ export interface ChaosReport {
     headCommit: string;
     machine: { cpus: number; cpuModel: string; memoryGiB: number; kernel: string; node: string };
     loadAverageAtStart: number;
+    /** How the instances ran: the image's node flags and the NODE_OPTIONS they got. */
+    runtime: { nodeFlags: string[]; nodeOptions: string };
     options: ChaosOptions;
   };
   runs: ChaosRunReport[];

@@ -15,6 +15,8 @@ export function markdownReport(report: ChaosReport): string {
     `Setup: one broker (KRaft, restarted on its data dir), one Redis (append-only, fsync always), the sandbox ` +
       `with every request recorded, 2 replicas plus a third that comes and goes, ${o.partitions} partitions; ` +
       `vendor faults on ${(o.faultShare * 100).toFixed(0)} % of requests during the load (503, 429 + Retry-After, resets, hangs).`,
+    `Instances: \`node ${[...meta.runtime.nodeFlags, 'dist/main.js'].join(' ')}\` with ` +
+      `\`NODE_OPTIONS="${meta.runtime.nodeOptions}"\` (the image's unless \`--service-env\` replaced it).`,
     'Reading the figures: the sandbox never acts on a request it hangs or resets, so a double can only come ' +
       'from a send the vendor accepted before its sender died or lost the answer; the fault rate is over the ' +
       'requests the vendor saw while the faults were on, which are few when the group spends that time rebalancing.',

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Admin, Kafka } from 'kafkajs';
 import { waitForStableGroup } from '../../bench/infra/bench-kafka';
+import type { ImageRuntime } from '../../bench/infra/image-runtime';
 import { seededRandom } from '../../test/support/seeded-random';
 import { uniqueName } from '../../test/support/kafka-helpers';
 import type { ChaosOptions, Policy } from '../config/chaos-options';
@@ -30,6 +31,8 @@ export interface ChaosInfra {
   admin: Admin;
   /** The service build this invocation runs (a snapshot of dist/main.js). */
   serviceScript: string;
+  /** How the image runs it: its heap limits and node flags, so chaos tries what ships. */
+  runtime: ImageRuntime;
   logRoot: string;
   say: (message: string) => void;
 }
@@ -80,8 +83,9 @@ export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<Chao
   };
   const pool = new InstancePool([...BASE_SLOTS, EXTRA_SLOT], options.httpBasePort, {
     script: infra.serviceScript,
+    nodeArgs: infra.runtime.nodeFlags,
     logDir: join(infra.logRoot, policy),
-    env: serviceEnv(wiring, options),
+    env: serviceEnv(wiring, options, infra.runtime),
     shutdownTimeoutMs: options.shutdownTimeoutMs,
     log: say,
   });

@@ -36,6 +36,8 @@ interface Slot {
 
 export interface PoolOptions {
   script: string;
+  /** Node's own flags before the script: the image's (`bench/infra/image-runtime.ts`). */
+  nodeArgs: string[];
   logDir: string;
   env: (slot: string, port: number) => Record<string, string>;
   shutdownTimeoutMs: number;
@@ -214,7 +216,7 @@ export class InstancePool {
       `${slot.name}-${slot.starts}`,
       this.options.script,
       this.options.env(slot.name, slot.port),
-      { logDir: this.options.logDir },
+      { logDir: this.options.logDir, nodeArgs: this.options.nodeArgs },
     );
     slot.proc = proc;
     void proc.exited.then((exit) => {

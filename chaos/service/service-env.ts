@@ -1,3 +1,4 @@
+import type { ImageRuntime } from '../../bench/infra/image-runtime';
 import type { ChaosOptions, Policy } from '../config/chaos-options';
 
 /** The topics of one run, named after it, so runs never read each other's records. */
@@ -30,15 +31,19 @@ export interface ServiceWiring {
 /**
  * The environment of one instance: production mode (nothing filled in for it), the run's
  * broker, Redis and topics, one group for all replicas, vendor timeouts short enough that a
- * hung request ends in seconds, and warnings only in the logs. `CONSUMER_START_FROM` and
+ * hung request ends in seconds, and warnings only in the logs. The heap limits are the image's
+ * (`NODE_OPTIONS` of the Dockerfile), so that the faults meet the heap the service ships with;
+ * `--service-env NODE_OPTIONS=…` replaces them. `CONSUMER_START_FROM` and
  * `AMBIGUOUS_SEND_POLICY` are part of the contract of issue 8; a build that predates them
  * ignores them.
  */
 export function serviceEnv(
   wiring: ServiceWiring,
   options: Pick<ChaosOptions, 'shutdownTimeoutMs' | 'partitions' | 'serviceEnv'>,
+  runtime: Pick<ImageRuntime, 'nodeOptions'>,
 ): (slot: string, port: number) => Record<string, string> {
   return (slot, port) => ({
+    NODE_OPTIONS: runtime.nodeOptions,
     MAILBRIDGE_MODE: 'production',
     LOG_LEVEL: 'warn',
     HTTP_PORT: String(port),
