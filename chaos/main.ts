@@ -35,7 +35,9 @@ async function main(): Promise<number> {
   };
   // Per broker port, so that two invocations on different ports share nothing.
   const build = serviceBuild(root, options.srcRef, `service-${options.kafkaPort}`);
-  const runtime = imageRuntime();
+  // The image's heap limits unless --service-env replaces them (serviceEnv spreads it last).
+  const image = imageRuntime();
+  const runtime = { ...image, nodeOptions: options.serviceEnv.NODE_OPTIONS ?? image.nodeOptions };
   const broker = new ChaosBroker(options.kafkaPort);
   const redis = new ChaosRedis(options.redisPort);
   let stopping: Promise<void> | undefined;
@@ -61,10 +63,7 @@ async function main(): Promise<number> {
     headCommit: git(root, ['rev-parse', '--short', 'HEAD']),
     machine: machine(),
     loadAverageAtStart: loadavg()[0],
-    runtime: {
-      nodeFlags: runtime.nodeFlags,
-      nodeOptions: options.serviceEnv.NODE_OPTIONS ?? runtime.nodeOptions,
-    },
+    runtime,
     options,
   };
   const runs: ChaosRunReport[] = [];

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imageRuntime } from '../../bench/infra/image-runtime';
+import { waitFor } from '../../test/support/kafka-helpers';
 import { InstancePool } from './instance-pool';
 import { runTopics, serviceEnv } from './service-env';
 
@@ -52,12 +53,13 @@ describe('chaos instances run as the image runs the service', () => {
     try {
       pool.ensureUp('a');
       const log = join(dir, 'a-1.log');
-      const deadline = Date.now() + 15_000;
-      let line = '';
-      while (!line.includes('\n') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        line = readFileSync(log, 'utf8');
-      }
+      const line = await waitFor(
+        () => {
+          const text = readFileSync(log, 'utf8');
+          return text.includes('\n') ? text : undefined;
+        },
+        { timeoutMs: 15_000, what: "the instance's report" },
+      );
       return {
         runtime,
         reported: JSON.parse(line) as {
