@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisWindowStore } from '../src/cluster/redis-window.store';
 import type { ListWindow, WindowEntry } from '../src/cluster/window.store';
+import { waitFor } from './support/kafka-helpers';
 import { windowStoreContract } from './support/window-store.contract';
 
 describe('RedisWindowStore on the real Redis', () => {
@@ -67,6 +68,78 @@ describe('RedisWindowStore on the real Redis', () => {
     expect(calls).toHaveBeenCalledTimes(2);
     expect(await redis.hlen(`${prefix}win:m:${w.name}`)).toBe(50);
     await forget(w.name);
+  });
+
+  /** The keys of `prefix` whose expiry each Redis PTTL asked, in order, as the scripts ran. */
+  const pttlsWhile = async (prefix: string, work: () => Promise<unknown>) => {
+    const monitor = await connect().monitor();
+    const asked: string[] = [];
+    const done = `${prefix}done`;
+    let seenDone = false;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const [command, key] = [String(args[0]).toLowerCase(), String(args[1])];
+      if (command === 'pttl' && key.startsWith(prefix)) asked.push(key.slice(prefix.length));
+      if (command === 'exists' && key === done) seenDone = true;
+    });
+    try {
+      await work();
+      // The monitor's feed lags behind the replies: a marker command closes it.
+      await connect().exists(done);
+      await waitFor(() => (seenDone ? true : undefined), { timeoutMs: 5_000, what: 'the marker' });
+    } finally {
+      monitor.disconnect();
+    }
+    return asked;
+  };
+
+  it('asks Redis for each key’s expiry once per turn, not once per order', async () => {
+    const { redis, prefix, store, forget } = storeOnRedis(1_000);
+    const w = { name: 'new-customers-keep', end: Date.now() + 60_000 };
+    // The orders' present window is the next one, which no order has gone to: it has no keys.
+    const present = { name: 'new-customers-keep-next', end: w.end + 60_000 };
+    const asked = await pttlsWhile(prefix, () =>
+      Promise.all(Array.from({ length: 50 }, (_, n) => store.add({ ...order(w, n), present }))),
+    );
+    // The list's state, members and orders; the window's lists and orders: five keys, once each;
+    // and once the present window's, found missing.
+    expect([...asked].sort()).toEqual([
+      ...['win:l:', 'win:m:', 'win:o:', 'win:r:', 'win:w:'].map((k) => `${k}${w.name}`),
+      `win:w:${present.name}`,
+    ]);
+    expect(await redis.exists(`${prefix}win:w:${present.name}`)).toBe(0);
+    await forget(w.name);
+  });
+
+  it('still sets the expiry of a key an order creates after an earlier one of its turn asked for it', async () => {
+    const redis = connect();
+    const prefix = `mailbridge-test:${randomUUID()}:`;
+    let now = Date.now();
+    const store = new RedisWindowStore(
+      redis,
+      prefix,
+      { lingerMs: 1_000, maxMembers: 10, latePolicy: 'next-window', retentionSeconds: 60 },
+      () => now,
+    );
+    const closed = { name: `closed-${now}`, end: now + 1_000 };
+    await store.add({ ...order(closed, 1), present: closed });
+    now += 3_000;
+    expect((await store.take('a', 60_000))?.name).toBe(closed.name);
+    // The present window has no keys yet. In one turn, the first order (of another window)
+    // asks for the present window's expiry before it exists; the second, late for the taken
+    // list, creates it.
+    const present = { name: `present-${now}`, end: now + 60_000 };
+    const other = { name: `other-${now}`, end: present.end };
+    const placed = await Promise.all([
+      store.add({ ...order(other, 2), present }),
+      store.add({ ...order(closed, 3), present }),
+    ]);
+    expect(placed).toEqual([
+      { status: 'added', list: other.name },
+      { status: 'next-window', list: present.name },
+    ]);
+    for (const key of ['win:w:', 'win:l:', 'win:m:', 'win:r:']) {
+      expect(await redis.pttl(`${prefix}${key}${present.name}`)).toBeGreaterThan(0);
+    }
   });
 
   it('sets the expiry of a day-long window from its close, not from its start', async () => {

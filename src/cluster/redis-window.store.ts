@@ -25,10 +25,22 @@ import type {
  */
 const COMMON = `
 local P, now = ARGV[1], tonumber(ARGV[2])
+-- Expiries this call has made sure of, and keys it found missing: a turn's orders mostly share
+-- their list and window, and asking Redis again for each of them was most of the add script's
+-- commands (the present window, when no order has gone to it, once per order). Nothing in a
+-- script shortens an expiry. A missing key comes into being by \`open\`, which forgets it here,
+-- or by \`add\` writing a list's members, orders and window's orders before it keeps them.
+local kept, missing = {}, {}
 local function keep(key, fromMs, retention)
   local at = fromMs + retention * 1000
+  if missing[key] or (kept[key] and kept[key] >= at) then return end
   local ttl = redis.call('PTTL', key)
+  if ttl == -2 then
+    missing[key] = true
+    return
+  end
   if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', key, at) end
+  kept[key] = math.max(at, now + ttl)
 end
 local function held(name, owner)
   local l = P .. 'win:l:' .. name
@@ -48,6 +60,7 @@ local linger, max, policy, retention = tonumber(ARGV[3]), tonumber(ARGV[4]), ARG
 local due, counts = P .. 'win:due', P .. 'win:open'
 
 local function open(window, name, dueAt, late)
+  missing[P .. 'win:l:' .. name], missing[P .. 'win:w:' .. window] = nil, nil
   redis.call('HSET', P .. 'win:l:' .. name, 'state', 'open', 'due', dueAt, 'lease', 0, 'late', late)
   redis.call('ZADD', due, dueAt, name)
   redis.call('HINCRBY', counts, 'lists', 1)
