@@ -25,20 +25,14 @@ import type {
  */
 const COMMON = `
 local P, now = ARGV[1], tonumber(ARGV[2])
--- Expiries this call has made sure of, and keys it found missing: a turn's orders mostly share
--- their list and window, and asking Redis again for each of them was most of the add script's
--- commands (the present window, when no order has gone to it, once per order). Nothing in a
--- script shortens an expiry. A missing key comes into being by \`open\`, which forgets it here,
--- or by \`add\` writing a list's members, orders and window's orders before it keeps them.
-local kept, missing = {}, {}
+-- Expiries this call has made sure of: a turn's orders mostly share their list and window, and
+-- asking Redis again for each of them was a third of the add script's commands. Nothing in a
+-- script shortens an expiry, and keys are kept once written, so a kept key stays kept.
+local kept = {}
 local function keep(key, fromMs, retention)
   local at = fromMs + retention * 1000
-  if missing[key] or (kept[key] and kept[key] >= at) then return end
+  if kept[key] and kept[key] >= at then return end
   local ttl = redis.call('PTTL', key)
-  if ttl == -2 then
-    missing[key] = true
-    return
-  end
   if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', key, at) end
   kept[key] = math.max(at, now + ttl)
 end
@@ -60,7 +54,6 @@ local linger, max, policy, retention = tonumber(ARGV[3]), tonumber(ARGV[4]), ARG
 local due, counts = P .. 'win:due', P .. 'win:open'
 
 local function open(window, name, dueAt, late)
-  missing[P .. 'win:l:' .. name], missing[P .. 'win:w:' .. window] = nil, nil
   redis.call('HSET', P .. 'win:l:' .. name, 'state', 'open', 'due', dueAt, 'lease', 0, 'late', late)
   redis.call('ZADD', due, dueAt, name)
   redis.call('HINCRBY', counts, 'lists', 1)
@@ -110,8 +103,12 @@ local function add(base, baseEnd, present, presentEnd, ref, order, address, memb
   redis.call('HSET', P .. 'win:r:' .. list, ref, order)
   redis.call('HSET', P .. 'win:o:' .. base, ref, list)
   local dueAt = tonumber(redis.call('HGET', P .. 'win:l:' .. list, 'due'))
-  for _, key in ipairs({'win:l:' .. list, 'win:m:' .. list, 'win:r:' .. list,
-      'win:w:' .. base, 'win:o:' .. base, 'win:w:' .. present}) do
+  -- The keys this order read or wrote, all there by now: the present window's only when the
+  -- order went to it (asked for every order, it was once per order for a key none had made).
+  local touched = {'win:l:' .. list, 'win:m:' .. list, 'win:r:' .. list,
+    'win:w:' .. base, 'win:o:' .. base}
+  if status == 'next-window' then touched[#touched + 1] = 'win:w:' .. present end
+  for _, key in ipairs(touched) do
     keep(P .. key, dueAt, retention)
   end
   return {status, list}
