@@ -42,8 +42,9 @@ export function verdict(
   // orchestrator restarts it, as the pool does. A signal no one sent is a crash: SIGABRT is V8
   // out of heap, which the image's heap limit must not allow under any of these faults.
   for (const c of run.faults.crashes.filter((crash) => crash.exit.startsWith('SIG'))) {
+    const cause = c.exit === 'SIGABRT' ? ' (SIGABRT: out of heap)' : '';
     out.push(
-      `${c.slot} ended by ${c.exit} at ${(c.atMs / 1000).toFixed(1)} s, a signal the harness did not send (SIGABRT: out of heap)`,
+      `${c.slot} ended by ${c.exit} at ${(c.atMs / 1000).toFixed(1)} s, a signal the harness did not send${cause}`,
     );
   }
   if (run.policy === 'fail') {
