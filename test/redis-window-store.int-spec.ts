@@ -70,15 +70,15 @@ describe('RedisWindowStore on the real Redis', () => {
     await forget(w.name);
   });
 
-  /** The keys of `prefix` whose expiry each Redis PTTL asked, in order, as the scripts ran. */
-  const pttlsWhile = async (prefix: string, work: () => Promise<unknown>) => {
+  /** Each command Redis ran on a key of `prefix` while `work` ran, in order, as the scripts ran. */
+  const commandsWhile = async (prefix: string, work: () => Promise<unknown>) => {
     const monitor = await connect().monitor();
-    const asked: string[] = [];
+    const ran: Array<{ command: string; key: string }> = [];
     const done = `${prefix}done`;
     let seenDone = false;
     monitor.on('monitor', (_time: string, args: string[]) => {
       const [command, key] = [String(args[0]).toLowerCase(), String(args[1])];
-      if (command === 'pttl' && key.startsWith(prefix)) asked.push(key.slice(prefix.length));
+      if (key.startsWith(prefix)) ran.push({ command, key: key.slice(prefix.length) });
       if (command === 'exists' && key === done) seenDone = true;
     });
     try {
@@ -89,8 +89,36 @@ describe('RedisWindowStore on the real Redis', () => {
     } finally {
       monitor.disconnect();
     }
-    return asked;
+    return ran.filter(({ key }) => key !== 'done');
   };
+  /** The keys of `prefix` whose expiry each Redis PTTL asked while `work` ran. */
+  const pttlsWhile = async (prefix: string, work: () => Promise<unknown>) =>
+    (await commandsWhile(prefix, work)).filter((c) => c.command === 'pttl').map((c) => c.key);
+
+  it('reads a window and its list once per turn: per order, one read and three writes', async () => {
+    const { store, prefix, forget } = storeOnRedis(1_000);
+    const w = { name: 'new-customers-reads', end: Date.now() + 60_000 };
+    await store.add(order(w, 0));
+    // 50 orders in one turn, the last with the address of the first: 49 new members.
+    const turn = Array.from({ length: 50 }, (_, n) => order(w, n + 1));
+    turn[49] = { ...turn[49], address: turn[0].address, member: turn[0].member };
+    const ran = await commandsWhile(prefix, () => Promise.all(turn.map((e) => store.add(e))));
+    const tally: Record<string, number> = {};
+    // Whether an expiry moves (PEXPIREAT) depends on the milliseconds between the two turns.
+    for (const { command } of ran.filter((c) => !['evalsha', 'pexpireat'].includes(c.command))) {
+      tally[command] = (tally[command] ?? 0) + 1;
+    }
+    expect(tally).toEqual({
+      hget: 50 + 1, // each order's reference; the window's current list once
+      hmget: 1, // the list's state, once
+      hlen: 1, // its members, once
+      hset: 3 * 50, // each order's member, its result and its list
+      hincrby: 1, // the open members' count, once
+      pttl: 5, // each key's expiry, once (all five are kept already)
+    });
+    expect(await store.openCounts()).toEqual({ lists: 1, members: 50 });
+    await forget(w.name);
+  });
 
   it('asks Redis for each key’s expiry once per turn, not once per order', async () => {
     const { redis, prefix, store, forget } = storeOnRedis(1_000);
