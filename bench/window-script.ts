@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
-import { RedisWindowStore } from '../src/cluster/redis-window.store';
-import type { ListWindow, WindowEntry } from '../src/cluster/window.store';
+import { ORDERS_PER_TURN, windowAddCost } from './window/window-add-cost';
 
 /**
  * `npm run bench:window`: what the contact-list windows' add script costs Redis per order. The
@@ -15,71 +13,11 @@ import type { ListWindow, WindowEntry } from '../src/cluster/window.store';
  * Options: `--rounds N` (default 5), `--orders N` per round (default 100,000).
  */
 
-const ORDERS_PER_TURN = 500;
-const WINDOWS = 4;
-
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
   const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
   if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
   return value;
-}
-
-/** Every command's calls, and `evalsha`'s usec, from `INFO commandstats`. */
-async function commandStats(redis: Redis): Promise<{ calls: number; scriptUsec: number }> {
-  const info = await redis.info('commandstats');
-  let calls = 0;
-  for (const match of info.matchAll(/calls=(\d+)/g)) calls += Number(match[1]);
-  const scriptUsec = Number(/cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(info)?.[1] ?? 0);
-  return { calls, scriptUsec };
-}
-
-function entry(window: ListWindow, n: number): WindowEntry {
-  const address = `buyer${n}@example.com`;
-  return {
-    window,
-    present: window,
-    order: {
-      ref: `order-${n}:new-customers`,
-      eventId: `order-${n}`,
-      eventType: 'order.placed.v1',
-      template: 'new-customers',
-      key: `customer-${n}`,
-      headers: { ce_id: `order-${n}`, 'content-type': 'application/json' },
-    },
-    address,
-    member: { email: address, firstName: 'Ada', lastName: 'Lovelace' },
-  };
-}
-
-/** One round: `orders` orders added, µs of script time and commands per order. */
-async function round(redis: Redis, orders: number): Promise<{ usec: number; commands: number }> {
-  const prefix = `mailbridge-bench-window:${randomUUID()}:`;
-  const store = new RedisWindowStore(redis, prefix, {
-    lingerMs: 100,
-    maxMembers: 1_000,
-    latePolicy: 'follow-up',
-    retentionSeconds: 600,
-  });
-  const end = Date.now() + 600_000;
-  const windows = Array.from({ length: WINDOWS }, (_, i) => ({ name: `window-${i}`, end }));
-  const before = await commandStats(redis);
-  for (let first = 0; first < orders; first += ORDERS_PER_TURN) {
-    const turn: Array<Promise<unknown>> = [];
-    for (let n = first; n < Math.min(first + ORDERS_PER_TURN, orders); n++) {
-      turn.push(store.add(entry(windows[n % WINDOWS], n)));
-    }
-    await Promise.all(turn);
-  }
-  const after = await commandStats(redis);
-  // The first INFO (counted once it ran) and the script calls themselves are not its commands.
-  const commands = after.calls - before.calls - 1 - Math.ceil(orders / ORDERS_PER_TURN);
-  for (let cursor = '0'; ;) {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    if ((cursor = next) === '0') break;
-  }
-  return { usec: (after.scriptUsec - before.scriptUsec) / orders, commands: commands / orders };
 }
 
 function median(values: number[]): number {
@@ -95,9 +33,9 @@ async function main(): Promise<void> {
   await redis.connect();
   const load = loadavg()[0];
   try {
-    await round(redis, ORDERS_PER_TURN); // loads the script
+    await windowAddCost(redis, ORDERS_PER_TURN); // loads the script
     const results = [];
-    for (let r = 0; r < rounds; r++) results.push(await round(redis, orders));
+    for (let r = 0; r < rounds; r++) results.push(await windowAddCost(redis, orders));
     const usec = results.map((r) => r.usec);
     console.log(
       '| orders per round | script µs in Redis per order (median; min–max) | commands per order |',
