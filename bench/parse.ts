@@ -6,6 +6,8 @@ import { typesByTopic } from '../src/inbound/topic-types';
 import type { ConsumedRecord } from '../src/kafka/consumed-record';
 import { encode, orderEvent, signupEvent, type CorpusEvent } from '../test/hostile/valid-events';
 import { classValidatorEvent } from '../test/support/class-validator-reference';
+import { numberFlag } from './config/number-flag';
+import { median } from './measure/percentiles';
 
 /**
  * `npm run bench:parse`: µs per `parseEvent` of one `user.signed_up.v1` and one
@@ -56,21 +58,9 @@ async function round(parse: Parse, input: ConsumedRecord, seconds: number): Prom
   return Number(now - started) / 1000 / calls;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
-  return value;
-}
-
 async function main(): Promise<void> {
-  const rounds = flag('rounds', 7);
-  const seconds = flag('seconds', 1);
+  const rounds = numberFlag('rounds', 7);
+  const seconds = numberFlag('seconds', 1);
   const cases: Array<[string, ConsumedRecord]> = [
     ['user.signed_up.v1', record('signups', signupEvent('bench-1'))],
     ['order.placed.v1', record('orders', orderEvent('bench-1'))],

@@ -1,6 +1,8 @@
 import { cpus, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { ORDERS_PER_TURN, windowAddCost } from './window/window-add-cost';
+import { numberFlag } from './config/number-flag';
+import { median } from './measure/percentiles';
 
 /**
  * `npm run bench:window`: what the contact-list windows' add script costs Redis per order. The
@@ -13,21 +15,9 @@ import { ORDERS_PER_TURN, windowAddCost } from './window/window-add-cost';
  * Options: `--rounds N` (default 5), `--orders N` per round (default 100,000).
  */
 
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
-  return value;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 async function main(): Promise<void> {
-  const rounds = flag('rounds', 5);
-  const orders = flag('orders', 100_000);
+  const rounds = numberFlag('rounds', 5);
+  const orders = numberFlag('orders', 100_000);
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
