@@ -32,7 +32,6 @@ const LATENCY_PHASES: EventPhase[] = ['ceiling-consume-produce', 'naive', 'mailb
  * and writes bench/results/. See docs/benchmark.md.
  */
 async function main(): Promise<void> {
-  quietTimerWarnings();
   const options = parseOptions(process.argv.slice(2), process.env);
   const root = repoRoot();
   const started = new Date();
@@ -204,14 +203,6 @@ async function main(): Promise<void> {
     await admin.disconnect().catch(() => undefined);
     await shutdown();
   }
-}
-
-/** kafkajs 2.2 arms a timer with a negative delay on Node 24: harmless, and noise in the log. */
-function quietTimerWarnings(): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name !== 'TimeoutNegativeWarning') console.warn(warning);
-  });
 }
 
 /** Odd repetitions run the phases in the given order, even ones in reverse. */

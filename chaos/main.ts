@@ -22,7 +22,6 @@ import { runPolicy } from './run/policy-run';
  * Everything it started is stopped by its own handle at the end, on failure and on Ctrl-C.
  */
 async function main(): Promise<number> {
-  quietTimerWarnings();
   const options = parseOptions(process.argv.slice(2));
   const root = repoRoot();
   const started = new Date();
@@ -117,14 +116,6 @@ function git(root: string, args: string[]): string {
   } catch {
     return 'unknown';
   }
-}
-
-/** kafkajs 2.2 arms a timer with a negative delay on Node 24: harmless, and noise in the log. */
-function quietTimerWarnings(): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name !== 'TimeoutNegativeWarning') console.warn(warning);
-  });
 }
 
 main().then(

@@ -128,18 +128,10 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * Node's process warnings go to the log instead of stderr as text of their own. kafkajs sets a
- * timer with a negative delay when its request queue has no pending request (a known, harmless
- * quirk of kafkajs 2.2), which Node reports as a TimeoutNegativeWarning: that one is debug.
- */
-function routeProcessWarnings(log: { warn(m: string): void; debug(m: string): void }): void {
+/** Node's process warnings go to the log, at `warn`, instead of stderr as text of their own. */
+function routeProcessWarnings(log: { warn(m: string): void }): void {
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    const line = `${warning.name}: ${warning.message}`;
-    if (warning.name === 'TimeoutNegativeWarning') log.debug(line);
-    else log.warn(line);
-  });
+  process.on('warning', (warning) => log.warn(`${warning.name}: ${warning.message}`));
 }
 
 main().catch((error: unknown) => {

@@ -64,12 +64,14 @@ describe('the image', () => {
     16 * 60_000,
   );
 
-  it('carries patches/: kafkajs’ encoder takes unzeroed buffers; the log destination keeps its pending length', async () => {
+  it('carries patches/: kafkajs’ encoder takes unzeroed buffers, its idle request queues set no timer; the log destination keeps its pending length', async () => {
     const inImage = (path: string) =>
       docker(['run', '--rm', '--network', 'host', IMAGE, 'cat', `node_modules/${path}`]);
     const encoder = await inImage('kafkajs/src/protocol/encoder.js');
     expect(encoder).toContain('Buffer.allocUnsafe(Encoder.nextPowerOfTwo(initialSize))');
     expect(encoder).not.toContain('Buffer.alloc(');
+    const requestQueue = await inImage('kafkajs/src/network/requestQueue/index.js');
+    expect(requestQueue).toContain('} else if (scheduleAt <= 0) {');
     const destination = await inImage('sonic-boom/index.js');
     expect(destination).toContain('this._lastBufLen = lastLen + dataLen');
   });
