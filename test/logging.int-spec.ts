@@ -78,6 +78,8 @@ describe('the service log (LOG_FORMAT=json, the production default)', () => {
       CONTACT_LIST_WINDOW_MS: '1000',
       HTTP_PORT: String(await freePort()),
       LOG_LEVEL: 'log',
+      // A process warning of Node's own, emitted when the stop begins (after start-up).
+      NODE_OPTIONS: `--import=data:text/javascript,process.once('SIGTERM',()=>process.emitWarning('probe','ProbeWarning'))`,
     });
     const running = service;
     const lineOf = (eventId: string, template: string) =>
@@ -125,6 +127,12 @@ describe('the service log (LOG_FORMAT=json, the production default)', () => {
       offset: '1',
       msg: 'dead-lettered: UNPARSEABLE',
     });
+    // Node's process warnings are log lines too, not text on stderr.
+    expect(all.find((l) => l.context === 'node')).toMatchObject({
+      level: 'warn',
+      msg: 'ProbeWarning: probe',
+    });
+    expect(running.output()).not.toContain('(node:');
     // A healthy start and stop: no error at all, kafkajs' retried responses included.
     expect(all.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
     const output = running.output();
