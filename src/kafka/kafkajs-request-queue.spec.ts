@@ -35,36 +35,32 @@ const RequestQueue = load('kafkajs/src/network/requestQueue') as new (options: {
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
-function queue(maxInFlightRequests: number | null = null): RequestQueue {
-  return new RequestQueue({
-    maxInFlightRequests,
-    requestTimeout: 30_000,
-    enforceRequestTimeout: false,
-    clientId: 'spec',
-    broker: 'localhost:9092',
-    logger: quiet,
-  });
-}
-
-/** Pushes a request that expects a response; resolves `sent` when the queue sends it. */
-function request(into: RequestQueue, correlationId: number): { sent: Promise<void> } {
-  let markSent!: () => void;
-  const sent = new Promise<void>((resolve) => (markSent = resolve));
-  into.push({
-    entry: { correlationId, apiName: 'Fetch', resolve: () => undefined, reject: () => undefined },
-    expectResponse: true,
-    sendRequest: markSent,
-  });
-  return { sent };
+/** Pushes a request that expects a response; resolves when the queue sends it. */
+function sent(into: RequestQueue, correlationId: number): Promise<void> {
+  return new Promise<void>((resolve) =>
+    into.push({
+      entry: { correlationId, apiName: 'Fetch', resolve: () => undefined, reject: () => undefined },
+      expectResponse: true,
+      sendRequest: resolve,
+    }),
+  );
 }
 
 describe('kafkajs request queue (patched)', () => {
   const queues: RequestQueue[] = [];
-  const made = (maxInFlightRequests?: number | null) => {
-    const made = queue(maxInFlightRequests);
+  /** A queue of one broker connection, destroyed after the test. */
+  function queue(maxInFlightRequests: number | null = null): RequestQueue {
+    const made = new RequestQueue({
+      maxInFlightRequests,
+      requestTimeout: 30_000,
+      enforceRequestTimeout: false,
+      clientId: 'spec',
+      broker: 'localhost:9092',
+      logger: quiet,
+    });
     queues.push(made);
     return made;
-  };
+  }
   let timers: jest.SpyInstance;
   beforeEach(() => (timers = jest.spyOn(global, 'setTimeout')));
   afterEach(() => {
@@ -74,10 +70,9 @@ describe('kafkajs request queue (patched)', () => {
   const negativeDelays = () => timers.mock.calls.filter(([, ms]) => (ms as number) < 0).length;
 
   it('schedules no check when nothing is pending and nothing is throttled', async () => {
-    const idle = made();
+    const idle = queue();
     idle.checkPendingRequests();
-    const { sent } = request(idle, 1);
-    await sent;
+    await sent(idle, 1);
     idle.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
 
     expect(idle.throttleCheckTimeoutId).toBeNull();
@@ -86,30 +81,29 @@ describe('kafkajs request queue (patched)', () => {
   });
 
   it('sends a request held back by the in-flight limit when the one in flight is answered', async () => {
-    const one = made(1);
-    const first = request(one, 1);
-    await first.sent;
+    const one = queue(1);
+    await sent(one, 1);
     let secondSent = false;
-    const second = request(one, 2);
-    void second.sent.then(() => (secondSent = true));
+    const second = sent(one, 2);
+    void second.then(() => (secondSent = true));
     await Promise.resolve();
     expect(secondSent).toBe(false);
     expect(one.pending).toHaveLength(1);
 
     one.fulfillRequest({ correlationId: 1, payload: Buffer.alloc(0), size: 0 });
-    await second.sent;
+    await second;
     expect(one.pending).toHaveLength(0);
     expect(negativeDelays()).toBe(0);
   });
 
   it('sends a request held back by a throttle once it ends, and then stops checking', async () => {
-    const throttled = made();
+    const throttled = queue();
     throttled.maybeThrottle(20);
-    const { sent } = request(throttled, 1);
+    const held = sent(throttled, 1);
     expect(throttled.pending).toHaveLength(1);
     expect(throttled.throttleCheckTimeoutId).not.toBeNull();
 
-    await sent; // by the check scheduled for the throttle's end, with no response to trigger it
+    await held; // by the check scheduled for the throttle's end, with no response to trigger it
     expect(throttled.pending).toHaveLength(0);
     expect(throttled.throttleCheckTimeoutId).toBeNull();
     expect(negativeDelays()).toBe(0);
