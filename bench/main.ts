@@ -14,7 +14,7 @@ import { allocationSummary, eventsHandled, profileSummary } from './report/profi
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
-import { benchRedisUrl, profileDir } from './phases/phase-process';
+import { benchRedisUrl, floorProfileDir, profileDir } from './phases/phase-process';
 import { HostCpu } from './measure/host-cpu';
 import { runHttpCeiling } from './phases/http.runner';
 import { runLatency } from './phases/latency.runner';
@@ -119,8 +119,8 @@ async function main(): Promise<void> {
           : { user: ctx.emptyTopic, order: input.order };
       for (let rep = 1; rep <= options.reps; rep++) {
         for (const phase of alternate(options.phases, rep)) {
-          // The vendor ceiling and the floor measure the sign-up workload only.
-          if (phase === 'pipeline-floor' && workload !== 'user') continue;
+          // The vendor ceiling and the floors measure the sign-up workload only.
+          if (phase.startsWith('pipeline-floor') && workload !== 'user') continue;
           if (phase === 'ceiling-http') {
             if (workload !== 'user') continue;
             for (const recipients of [1, options.httpBatch]) {
@@ -186,7 +186,16 @@ async function main(): Promise<void> {
     const files = writeReport(report, resolve(root, options.outDir), stamp);
     if (options.profile) {
       const summary = join(resolve(root, options.outDir), `${stamp}.profile.md`);
-      writeFileSync(summary, profileSummary(profileDir(ctx)));
+      // Sign-ups by stage: the floors' CPU beside mailbridge's, those of them that ran.
+      const compare = (['pipeline-floor', 'pipeline-floor-bounded', 'mailbridge'] as const)
+        .filter((phase) => throughput.some((r) => r.workload === 'user' && r.phase === phase))
+        .map((phase) => ({
+          phase,
+          dir: phase === 'mailbridge' ? profileDir(ctx) : floorProfileDir(ctx),
+          workload: 'user',
+          events: eventsHandled(throughput, phase).user ?? 0,
+        }));
+      writeFileSync(summary, profileSummary(profileDir(ctx), compare));
       files.push(summary);
     }
     if (options.heapProfile) {

@@ -5,6 +5,7 @@ export const PHASES = [
   'ceiling-consume-produce',
   'ceiling-http',
   'pipeline-floor',
+  'pipeline-floor-bounded',
   'naive',
   'mailbridge',
 ] as const;
@@ -77,8 +78,9 @@ const USAGE = `npm run bench -- [options]
   --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
   --out DIR                 where results go (default bench/results)
   --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
-                            memory); top 20 by package and function written beside the results
-                            (<stamp>.profile.md)
+                            memory), and the floors; top 20 by package and function written beside
+                            the results (<stamp>.profile.md), with the sign-ups' CPU per 1,000
+                            events by stage, the floors' beside mailbridge's
   --alloc-profile           the same with V8's sampling heap profiler: what each mailbridge phase
                             allocated, freed objects included, per event and by package, function
                             and stage (<stamp>.alloc.md); not with --profile in the same run

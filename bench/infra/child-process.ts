@@ -38,7 +38,7 @@ export function startNode(
   let child: ChildProcess;
   try {
     child = ipc
-      ? fork(script, [], { ...options, stdio: ['ignore', log, log, 'ipc'] })
+      ? fork(script, [], { ...options, execArgv: nodeArgs, stdio: ['ignore', log, log, 'ipc'] })
       : spawn(process.execPath, [...nodeArgs, script], {
           ...options,
           stdio: ['ignore', log, log],

@@ -54,7 +54,8 @@ export async function startPhaseProcess(
       );
       return { started, groupId };
     }
-    case 'pipeline-floor': {
+    case 'pipeline-floor':
+    case 'pipeline-floor-bounded': {
       const config: FloorChildConfig = {
         brokers: ctx.brokers,
         groupId,
@@ -66,11 +67,25 @@ export async function startPhaseProcess(
         token: SANDBOX_RELAY_ACCESS_TOKEN,
         redisUrl: benchRedisUrl(),
       };
+      // The bounded floor runs under the image's heap limit and node flags, as mailbridge does:
+      // the same work, within the same memory.
+      const bounded = phase === 'pipeline-floor-bounded';
+      const nodeArgs = bounded ? [...imageRuntime().nodeFlags] : [];
+      if (ctx.options.profile) {
+        nodeArgs.push(
+          '--cpu-prof',
+          `--cpu-prof-dir=${floorProfileDir(ctx)}`,
+          `--cpu-prof-name=${runName}.cpuprofile`,
+        );
+      }
       const started = startNode(
         logName,
         join(__dirname, 'pipeline-floor.child.js'),
-        { BENCH_CHILD: JSON.stringify(config) },
-        { ipc: true },
+        {
+          BENCH_CHILD: JSON.stringify(config),
+          ...(bounded ? { NODE_OPTIONS: imageRuntime().nodeOptions } : {}),
+        },
+        { ipc: true, nodeArgs },
       );
       return { started, groupId };
     }
@@ -108,6 +123,11 @@ export async function startPhaseProcess(
 /** Where the profiling flags put the profiles of this run's mailbridge processes. */
 export function profileDir(ctx: BenchContext): string {
   return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
+}
+
+/** Where `--profile` puts the floors' profiles: beside mailbridge's, not among them. */
+export function floorProfileDir(ctx: BenchContext): string {
+  return join(profileDir(ctx), 'floors');
 }
 
 /** The environment of `node dist/main.js` in production mode against the bench's sandbox. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ThroughputResult } from './result-types';
@@ -120,6 +120,53 @@ describe('profileSummary', () => {
       logging: { order: '75.0 %', user: '0.0 %' },
       'vendor: batching, HTTP': { order: '25.0 %', user: '0.0 %' },
     });
+  });
+
+  it("sets each phase's CPU per 1,000 events by stage beside the others' when asked", () => {
+    const floors = join(dir, 'floors');
+    mkdirSync(floors);
+    // The floors run the benchmark's own compiled copy of src/: it counts as dist/ does.
+    const benchSrc = 'file:///app/.cache/bench-dist/src';
+    writeFileSync(
+      join(floors, 'user.pipeline-floor.r1.cpuprofile'),
+      JSON.stringify(
+        cpuProfile([
+          { name: '(garbage collector)', url: '', hits: 10 },
+          { name: 'eventOf', url: `${benchSrc}/inbound/event.parser.js`, hits: 20 },
+          { name: 'compileFunction', url: 'node:internal/modules/cjs/loader', hits: 50 },
+        ]),
+      ),
+    );
+    write('user.mailbridge.r1.cpuprofile', [
+      { name: '(garbage collector)', url: '', hits: 30 },
+      { name: 'eventOf', url: `${DIST}/inbound/event.parser.js`, hits: 20 },
+      { name: 'LOG', url: `${MODULES}/pino/lib/tools.js`, hits: 10 },
+    ]);
+    write('user.mailbridge.r2.cpuprofile', [{ name: '(garbage collector)', url: '', hits: 10 }]);
+    // Not a sign-up profile: not in the sign-up column.
+    write('order.mailbridge.r1.cpuprofile', [
+      { name: 'LOG', url: `${MODULES}/pino/lib/tools.js`, hits: 99 },
+    ]);
+
+    const summary = profileSummary(dir, [
+      { phase: 'pipeline-floor', dir: floors, workload: 'user', events: 10_000 },
+      { phase: 'mailbridge', dir, workload: 'user', events: 20_000 },
+    ]);
+    // 1 ms per sample: the floor's 20 ms of parsing over 10,000 events is 2.0 ms per 1,000;
+    // mailbridge's 40 ms of collection over its two runs' 20,000 is 2.0. Start-up is left out.
+    expect(rowsOf(summary, '| stage | pipeline-floor | mailbridge |')).toEqual({
+      '(garbage collector)': ['1.0', '2.0'],
+      'parse and validate': ['2.0', '1.0'],
+      logging: ['0.0', '0.5'],
+      'in all': ['3.0', '3.5'],
+    });
+    // The stage table of shares above it is still mailbridge's alone.
+    expect(summary).toContain('| stage | order | user |');
+  });
+
+  it('adds no comparison unless asked', () => {
+    write('user.mailbridge.r1.cpuprofile', [{ name: '(garbage collector)', url: '', hits: 3 }]);
+    expect(profileSummary(dir)).not.toContain('CPU ms per 1,000 events by stage');
   });
 
   it('keeps the package and function tables over all workloads', () => {
@@ -262,16 +309,20 @@ describe('allocationSummary', () => {
 });
 
 describe('eventsHandled', () => {
+  const result = (workload: string, phase: string, events: number) =>
+    ({ workload, phase, events }) as unknown as ThroughputResult;
+  const results = [
+    result('user', 'mailbridge', 100_000),
+    result('user', 'pipeline-floor', 98_000),
+    result('user', 'mailbridge', 99_000),
+    result('order', 'mailbridge', 20_000),
+  ];
+
   it("sums mailbridge's throughput phases per workload, the other phases left out", () => {
-    const result = (workload: string, phase: string, events: number) =>
-      ({ workload, phase, events }) as unknown as ThroughputResult;
-    expect(
-      eventsHandled([
-        result('user', 'mailbridge', 100_000),
-        result('user', 'pipeline-floor', 100_000),
-        result('user', 'mailbridge', 99_000),
-        result('order', 'mailbridge', 20_000),
-      ]),
-    ).toEqual({ user: 199_000, order: 20_000 });
+    expect(eventsHandled(results)).toEqual({ user: 199_000, order: 20_000 });
+  });
+
+  it("sums another phase's when told which", () => {
+    expect(eventsHandled(results, 'pipeline-floor')).toEqual({ user: 98_000 });
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HeapProfileKind } from '../config/bench-options';
 import type { ThroughputResult } from './result-types';
@@ -92,19 +92,31 @@ interface Tally {
   byWorkload: Map<string, number>;
 }
 
+/** One column of the stage comparison: a phase's CPU profiles and the events they handled. */
+export interface StageColumn {
+  phase: string;
+  /** The folder of the phase's profiles, named `<workload>.<phase>.r<N>.cpuprofile`. */
+  dir: string;
+  workload: string;
+  events: number;
+}
+
+/** The stage that a comparison leaves out: the process's start, which no throughput charges. */
+const START = 'module loading (start)';
+
 /**
  * Sums every `.cpuprofile` in `dir` and lists where the busy time went: the top `top` packages
  * (a node_modules package, mailbridge's own code, Node itself, or V8's garbage collector and
- * compiler) and the top functions, each as milliseconds and share of all busy samples.
+ * compiler) and the top functions, each as milliseconds and share of all busy samples. With
+ * `compare`, it adds each column's CPU per 1,000 events by stage, side by side: the floors'
+ * beside mailbridge's shows which stages its machinery makes dearer.
  */
-export function profileSummary(dir: string, top = 20): string {
-  const tally = tallyOf(dir, '.cpuprofile', (profile: CpuProfile) => {
-    const msPerSample = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
-    return profile.nodes.map((node) => ({
-      ...node,
-      weight: node.callFrame.functionName === IDLE ? 0 : (node.hitCount ?? 0) * msPerSample,
-    }));
-  });
+export function profileSummary(
+  dir: string,
+  compare: readonly StageColumn[] = [],
+  top = 20,
+): string {
+  const tally = tallyOf(dir, '.cpuprofile', cpuWeights);
   const table = (title: string, shares: Share[]) =>
     shareTable(title, 'busy ms', shares, tally.total, (ms) => ms.toFixed(0));
   return [
@@ -124,7 +136,56 @@ export function profileSummary(dir: string, top = 20): string {
       return percent(stages.get(stage) ?? 0, tally.byWorkload.get(workload)!);
     }),
     '',
+    ...(compare.length > 0 ? [...stageComparison(compare), ''] : []),
   ].join('\n');
+}
+
+function cpuWeights(profile: CpuProfile): WeightedNode[] {
+  const msPerSample = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
+  return profile.nodes.map((node) => ({
+    ...node,
+    weight: node.callFrame.functionName === IDLE ? 0 : (node.hitCount ?? 0) * msPerSample,
+  }));
+}
+
+/**
+ * CPU ms per 1,000 events by stage, a column per phase: its profiles' busy time over the events
+ * its throughput runs handled, start-up left out (the throughput's CPU figure leaves it out
+ * too). A profile samples the main thread only: the collector's helper threads are not in it.
+ */
+function stageComparison(columns: readonly StageColumn[]): string[] {
+  const perThousand = columns.map(({ phase, dir, workload, events }) => {
+    const prefix = `${workload}.${phase}.`;
+    const stages = existsSync(dir)
+      ? tallyOf(dir, '.cpuprofile', cpuWeights, prefix).byStage.get(workload)
+      : undefined;
+    const costs = new Map<string, number>();
+    for (const [stage, ms] of stages ?? []) {
+      if (stage !== START) costs.set(stage, events ? (1000 * ms) / events : NaN);
+    }
+    return costs;
+  });
+  const last = perThousand.at(-1)!;
+  const stages = [...new Set(perThousand.flatMap((m) => [...m.keys()]))].sort(
+    (a, b) => (last.get(b) ?? 0) - (last.get(a) ?? 0),
+  );
+  const cell = (ms: number | undefined) => (ms === undefined ? '0.0' : ms.toFixed(1));
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const workloads = [...new Set(columns.map((c) => c.workload))].join(', ');
+  return [
+    `CPU ms per 1,000 events by stage (${workloads}), each phase's profiles over the events its`,
+    'throughput runs handled; start-up left out, as the CPU per 1,000 events of the results leaves',
+    "it out. The floors do the same work with the project's code and none of its machinery",
+    "(docs/benchmark.md): where mailbridge spends more in a stage, that is its machinery's cost.",
+    "The profiler samples the main thread only, so the collector's helper threads are not counted.",
+    '',
+    `| stage | ${columns.map((c) => c.phase).join(' | ')} |`,
+    `|---|${columns.map(() => '---:|').join('')}`,
+    ...stages.map(
+      (stage) => `| ${stage} | ${perThousand.map((m) => cell(m.get(stage))).join(' | ')} |`,
+    ),
+    `| in all | ${perThousand.map((m) => cell(sum(m))).join(' | ')} |`,
+  ];
 }
 
 /**
@@ -216,21 +277,29 @@ const HEAP_PROFILE_WORDING: Record<
 };
 
 /**
- * The events mailbridge's throughput phases handled, per workload, over all repetitions: what
- * their profiles' bytes are divided by. (The latency phase's count is not known to the event:
- * its warm-up's results are not collected.)
+ * The events a phase's throughput runs (mailbridge's unless told) handled, per workload, over
+ * all repetitions: what their profiles are divided by. (The latency phase's count is not known
+ * to the event: its warm-up's results are not collected.)
  */
-export function eventsHandled(results: readonly ThroughputResult[]): Record<string, number> {
+export function eventsHandled(
+  results: readonly ThroughputResult[],
+  phase = 'mailbridge',
+): Record<string, number> {
   const events: Record<string, number> = {};
   for (const r of results) {
-    if (r.phase === 'mailbridge') events[r.workload] = (events[r.workload] ?? 0) + r.events;
+    if (r.phase === phase) events[r.workload] = (events[r.workload] ?? 0) + r.events;
   }
   return events;
 }
 
-/** Reads every `suffix` file of `dir` as a weighted call tree and sums it up. */
-function tallyOf<P>(dir: string, suffix: string, nodesOf: (profile: P) => WeightedNode[]): Tally {
-  const files = readdirSync(dir).filter((f) => f.endsWith(suffix));
+/** Reads every `suffix` file of `dir` (named `prefix…`) as a weighted call tree and sums it up. */
+function tallyOf<P>(
+  dir: string,
+  suffix: string,
+  nodesOf: (profile: P) => WeightedNode[],
+  prefix = '',
+): Tally {
+  const files = readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(suffix));
   const tally: Tally = {
     files: files.length,
     total: 0,
@@ -308,7 +377,10 @@ function stagesOf(profileNodes: WeightedNode[]): (id: number) => string {
   const stageOf = (id: number): string => {
     const cached = known.get(id);
     if (cached !== undefined) return cached;
-    const { functionName, url } = nodes.get(id)!.callFrame;
+    const { functionName, url: file } = nodes.get(id)!.callFrame;
+    // The floors run the project's code as the benchmark compiles it for itself: it counts for
+    // the same stages as the service's `dist/`.
+    const url = file.replace('/.cache/bench-dist/src/', '/dist/');
     const pseudo = url === '' && functionName.startsWith('(') && functionName !== '(anonymous)';
     const caller = callers.get(id);
     const stage = pseudo

@@ -11,6 +11,7 @@ const COLORS: Record<string, string> = {
   'ceiling-consume-produce': '#7b8794',
   'ceiling-http': '#b8c2cc',
   'pipeline-floor': '#60a5fa',
+  'pipeline-floor-bounded': '#93c5fd',
   naive: '#e3a008',
   mailbridge: '#2563eb',
 };
