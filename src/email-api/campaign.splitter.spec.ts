@@ -41,16 +41,33 @@ describe(CampaignSplitter.name, () => {
     const mixed: CampaignRecipient[] = [
       ...to.slice(0, 5),
       { name: 'Zoë "Z" Ünal', email: 'zoe@example.com', attributes: { NAME: 'Zoë <3' } },
-      { email: 'plain@example.com' },
+      { email: 'plain@example.com', attributes: { NAME: '李雷 😀' } },
+      { email: 'last@example.com' },
     ];
     const json = mixed.map((r) => JSON.stringify(r));
-    const indexes = [6, 0, 5, 2];
-    for (const shared of [content, {}, { subject: 'Hi', preview: undefined, campaignId: 'c-1' }]) {
-      expect(campaignBody(shared, mixed, indexes, json)).toBe(campaignBody(shared, mixed, indexes));
-      expect(JSON.parse(campaignBody(shared, mixed, indexes, json))).toEqual({
-        ...shared,
-        recipients: { to: indexes.map((i) => mixed[i]) },
-      });
+    // Text beyond Latin-1 in the shared content, in one recipient, in both, and in neither.
+    const sets = [
+      [6, 0, 5, 2],
+      [7, 1, 3],
+      [7, 5],
+    ];
+    const shared = [
+      content,
+      {},
+      { subject: 'Hi', preview: undefined, campaignId: 'c-1' },
+      { subject: 'Welcome — {{NAME}}', body: '<p>— The team ✉</p>' },
+    ];
+    for (const indexes of sets) {
+      for (const fields of shared) {
+        const body = campaignBody(fields, mixed, indexes, json);
+        const expected = JSON.stringify({
+          ...fields,
+          recipients: { to: indexes.map((i) => mixed[i]) },
+        });
+        expect(body.toString('utf8')).toBe(expected);
+        expect(body.length).toBe(Buffer.byteLength(expected));
+        expect(campaignBody(fields, mixed, indexes)).toEqual(body);
+      }
     }
     const splitter = new CampaignSplitter(700);
     expect(splitter.split(content, mixed, [...mixed.keys()], 3, json)).toEqual(

@@ -248,7 +248,7 @@ export class VendorClient {
   private async post(
     name: VendorEndpointName,
     endpoint: VendorEndpoint,
-    body: string,
+    body: string | Buffer,
     tokenTaken = false,
   ): Promise<VendorReply> {
     if (!tokenTaken) await this.budget.take(name);
@@ -281,7 +281,7 @@ export class VendorClient {
       report(send, failed(send.authError, indexes));
       return;
     }
-    let body: string | undefined;
+    let body: Buffer | undefined;
     const outcome = await this.retry.run(
       'campaign send',
       () =>

@@ -96,7 +96,7 @@ export class VendorTransport {
   }
 
   /** Resolves with a 2xx answer's parsed JSON; anything else rejects with a `VendorError`. */
-  async post(endpoint: VendorEndpoint, body: string): Promise<VendorReply> {
+  async post(endpoint: VendorEndpoint, body: string | Buffer): Promise<VendorReply> {
     const dispatcher = this.options.dispatcher ?? this.pools.get(endpoint.origin)!;
     let response: Dispatcher.ResponseData;
     try {
