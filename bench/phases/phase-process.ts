@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SANDBOX_API_KEY, SANDBOX_RELAY_ACCESS_TOKEN } from '../../src/config/sandbox-defaults';
 import { startNode, type StartedChild } from '../infra/child-process';
-import { imageRuntime } from '../infra/image-runtime';
+import { imageRuntime, type ImageRuntime } from '../infra/image-runtime';
 import { repoRoot } from '../infra/repo-root';
 import type { BenchContext, EventPhase, InputTopics, ResultTopics } from './bench-context';
 import type { ConsumerChildConfig, FloorChildConfig } from './child-messages';
@@ -67,24 +67,15 @@ export async function startPhaseProcess(
         token: SANDBOX_RELAY_ACCESS_TOKEN,
         redisUrl: benchRedisUrl(),
       };
-      // The bounded floor runs under the image's heap limit and node flags, as mailbridge does:
-      // the same work, within the same memory.
-      const bounded = phase === 'pipeline-floor-bounded';
-      const nodeArgs = bounded ? [...imageRuntime().nodeFlags] : [];
-      if (ctx.options.profile) {
-        nodeArgs.push(
-          '--cpu-prof',
-          `--cpu-prof-dir=${floorProfileDir(ctx)}`,
-          `--cpu-prof-name=${runName}.cpuprofile`,
-        );
-      }
+      const { env, nodeArgs } = floorLaunch(
+        phase,
+        runName,
+        ctx.options.profile ? floorProfileDir(ctx) : undefined,
+      );
       const started = startNode(
         logName,
         join(__dirname, 'pipeline-floor.child.js'),
-        {
-          BENCH_CHILD: JSON.stringify(config),
-          ...(bounded ? { NODE_OPTIONS: imageRuntime().nodeOptions } : {}),
-        },
+        { BENCH_CHILD: JSON.stringify(config), ...env },
         { ipc: true, nodeArgs },
       );
       return { started, groupId };
@@ -123,6 +114,29 @@ export async function startPhaseProcess(
 /** Where the profiling flags put the profiles of this run's mailbridge processes. */
 export function profileDir(ctx: BenchContext): string {
   return join(repoRoot(), '.cache/bench-profiles', ctx.runId);
+}
+
+/**
+ * How a floor's process starts: `pipeline-floor` with node's defaults, `pipeline-floor-bounded`
+ * with the image's heap limit (its `NODE_OPTIONS`) and node flags, as mailbridge runs: the same
+ * work, within the same memory. With `profileDir`, under the CPU profiler.
+ */
+export function floorLaunch(
+  phase: 'pipeline-floor' | 'pipeline-floor-bounded',
+  runName: string,
+  profileDir?: string,
+  runtime: ImageRuntime = imageRuntime(),
+): { env: Record<string, string>; nodeArgs: string[] } {
+  const bounded = phase === 'pipeline-floor-bounded';
+  const nodeArgs = bounded ? [...runtime.nodeFlags] : [];
+  if (profileDir !== undefined) {
+    nodeArgs.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      `--cpu-prof-name=${runName}.cpuprofile`,
+    );
+  }
+  return { env: bounded ? { NODE_OPTIONS: runtime.nodeOptions } : {}, nodeArgs };
 }
 
 /** Where `--profile` puts the floors' profiles: beside mailbridge's, not among them. */
