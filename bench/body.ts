@@ -8,11 +8,11 @@ import { numberFlag } from './config/number-flag';
  * and as it did before (`bench/body/body-cost.ts`). Options: `--recipients N` (default 1000),
  * `--rounds N` (default 7), `--seconds S` per round (default 1). See docs/benchmark.md.
  */
-function main(): void {
+async function main(): Promise<void> {
   const recipients = numberFlag('recipients', 1000);
   const rounds = numberFlag('rounds', 7);
   const seconds = numberFlag('seconds', 1);
-  const { bytes, before, after } = bodyCost(recipients, rounds, seconds);
+  const { bytes, before, after } = await bodyCost(recipients, rounds, seconds);
   console.log(`| recipients | body bytes | before (µs) | after (µs) | speed-up |`);
   console.log('| ---: | ---: | ---: | ---: | ---: |');
   console.log(
@@ -24,4 +24,7 @@ function main(): void {
   );
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

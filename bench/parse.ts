@@ -7,7 +7,7 @@ import type { ConsumedRecord } from '../src/kafka/consumed-record';
 import { encode, orderEvent, signupEvent, type CorpusEvent } from '../test/hostile/valid-events';
 import { classValidatorEvent } from '../test/support/class-validator-reference';
 import { numberFlag } from './config/number-flag';
-import { median } from './measure/percentiles';
+import { alternatingRounds } from './measure/alternating-rounds';
 
 /**
  * `npm run bench:parse`: µs per `parseEvent` of one `user.signed_up.v1` and one
@@ -44,20 +44,6 @@ function record(topic: string, event: CorpusEvent): ConsumedRecord {
   return { topic, partition: 0, offset: '0', timestamp: '0', key: null, value, headers };
 }
 
-/** µs per call over one round of about `seconds`. */
-async function round(parse: Parse, input: ConsumedRecord, seconds: number): Promise<number> {
-  const deadline = process.hrtime.bigint() + BigInt(Math.round(seconds * 1e9));
-  const started = process.hrtime.bigint();
-  let calls = 0;
-  let now = started;
-  while (now < deadline) {
-    for (let i = 0; i < 100; i++) await parse(input);
-    calls += 100;
-    now = process.hrtime.bigint();
-  }
-  return Number(now - started) / 1000 / calls;
-}
-
 async function main(): Promise<void> {
   const rounds = numberFlag('rounds', 7);
   const seconds = numberFlag('seconds', 1);
@@ -74,17 +60,15 @@ async function main(): Promise<void> {
     // Both must accept the event, or the figures would time a refusal.
     await before(input);
     await after(input);
-    await round(before, input, seconds / 2);
-    await round(after, input, seconds / 2);
-    const parsers = { before, after, shared };
-    const times = { before: [] as number[], after: [] as number[], shared: [] as number[] };
-    for (let r = 0; r < rounds; r++) {
-      const order = ['before', 'after', 'shared'] as const;
-      for (const which of r % 2 === 0 ? order : [...order].reverse()) {
-        times[which].push(await round(parsers[which], input, seconds));
-      }
-    }
-    const [b, a, s] = [median(times.before), median(times.after), median(times.shared)];
+    const {
+      before: b,
+      after: a,
+      shared: s,
+    } = await alternatingRounds(
+      { before: () => before(input), after: () => after(input), shared: () => shared(input) },
+      rounds,
+      seconds,
+    );
     const cells = [b.toFixed(1), a.toFixed(1), `${(b / a).toFixed(1)}×`, s.toFixed(1)];
     console.log(`| ${type} | ${cells.join(' | ')} |`);
   }
