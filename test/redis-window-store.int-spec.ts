@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { RedisWindowStore } from '../src/cluster/redis-window.store';
 import type { ListWindow, WindowEntry } from '../src/cluster/window.store';
 import { waitFor } from './support/kafka-helpers';
+import { monitorRedis } from './support/redis-monitor';
 import { windowStoreContract } from './support/window-store.contract';
 
 describe('RedisWindowStore on the real Redis', () => {
@@ -72,11 +73,10 @@ describe('RedisWindowStore on the real Redis', () => {
 
   /** Each command Redis ran on a key of `prefix` while `work` ran, in order, as the scripts ran. */
   const commandsWhile = async (prefix: string, work: () => Promise<unknown>) => {
-    const monitor = await connect().monitor();
     const ran: Array<{ command: string; key: string }> = [];
     const done = `${prefix}done`;
     let seenDone = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    const monitor = await monitorRedis((args) => {
       const [command, key] = [String(args[0]).toLowerCase(), String(args[1])];
       if (key.startsWith(prefix)) ran.push({ command, key: key.slice(prefix.length) });
       if (command === 'exists' && key === done) seenDone = true;
@@ -87,7 +87,7 @@ describe('RedisWindowStore on the real Redis', () => {
       await connect().exists(done);
       await waitFor(() => (seenDone ? true : undefined), { timeoutMs: 5_000, what: 'the marker' });
     } finally {
-      monitor.disconnect();
+      monitor.stop();
     }
     return ran.filter(({ key }) => key !== 'done');
   };
