@@ -119,10 +119,8 @@ async function main(): Promise<void> {
           : { user: ctx.emptyTopic, order: input.order };
       for (let rep = 1; rep <= options.reps; rep++) {
         for (const phase of alternate(options.phases, rep)) {
-          // The vendor ceiling and the floors measure the sign-up workload only.
-          if (phase.startsWith('pipeline-floor') && workload !== 'user') continue;
           if (phase === 'ceiling-http') {
-            if (workload !== 'user') continue;
+            if (workload !== 'user') continue; // the vendor's ceiling: sign-ups' requests
             for (const recipients of [1, options.httpBatch]) {
               throughput.push(logged(ctx, await runHttpCeiling(ctx, recipients, rep)));
             }
@@ -186,15 +184,17 @@ async function main(): Promise<void> {
     const files = writeReport(report, resolve(root, options.outDir), stamp);
     if (options.profile) {
       const summary = join(resolve(root, options.outDir), `${stamp}.profile.md`);
-      // Sign-ups by stage: the floors' CPU beside mailbridge's, those of them that ran.
-      const compare = (['pipeline-floor', 'pipeline-floor-bounded', 'mailbridge'] as const)
-        .filter((phase) => throughput.some((r) => r.workload === 'user' && r.phase === phase))
-        .map((phase) => ({
-          phase,
-          dir: phase === 'mailbridge' ? profileDir(ctx) : floorProfileDir(ctx),
-          workload: 'user',
-          events: eventsHandled(throughput, phase).user ?? 0,
-        }));
+      // Each workload by stage: the floors' CPU beside mailbridge's, those of them that ran.
+      const compare = (['user', 'order'] as const).flatMap((workload) =>
+        (['pipeline-floor', 'pipeline-floor-bounded', 'mailbridge'] as const)
+          .filter((phase) => throughput.some((r) => r.workload === workload && r.phase === phase))
+          .map((phase) => ({
+            phase,
+            dir: phase === 'mailbridge' ? profileDir(ctx) : floorProfileDir(ctx),
+            workload,
+            events: eventsHandled(throughput, phase)[workload] ?? 0,
+          })),
+      );
       writeFileSync(summary, profileSummary(profileDir(ctx), compare));
       files.push(summary);
     }

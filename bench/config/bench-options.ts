@@ -79,7 +79,7 @@ const USAGE = `npm run bench -- [options]
   --out DIR                 where results go (default bench/results)
   --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
                             memory), and the floors; top 20 by package and function written beside
-                            the results (<stamp>.profile.md), with the sign-ups' CPU per 1,000
+                            the results (<stamp>.profile.md), with each workload's CPU per 1,000
                             events by stage, the floors' beside mailbridge's
   --alloc-profile           the same with V8's sampling heap profiler: what each mailbridge phase
                             allocated, freed objects included, per event and by package, function

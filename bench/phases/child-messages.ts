@@ -1,3 +1,5 @@
+import type { InboundEvent } from '../../src/contracts/inbound-contracts';
+
 /** Configuration the harness hands a forked phase process (env BENCH_CHILD). */
 export interface ConsumerChildConfig {
   brokers: string[];
@@ -12,10 +14,20 @@ export interface ConsumerChildConfig {
 
 /** pipeline-floor: a consumer that also claims in Redis and sends to the vendor. */
 export interface FloorChildConfig extends ConsumerChildConfig {
+  /** Which templates' work it does: welcome for sign-ups; confirmation and window for orders. */
+  workload: 'user' | 'order';
+  /** The one event type its topic carries. */
+  eventType: InboundEvent['type'];
+  /** Where the campaign results go. */
   resultTopic: string;
+  /** Where the contact lists' results go (orders). */
+  contactListTopic: string;
   /** Vendor relay base URL, e.g. http://127.0.0.1:1234/relay/v1 */
   relayBaseUrl: string;
   token: string;
+  /** Vendor API base URL (contact lists), e.g. http://127.0.0.1:1234/v1 */
+  vendorBaseUrl: string;
+  apiKey: string;
   redisUrl: string;
 }
 

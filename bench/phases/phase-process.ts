@@ -7,6 +7,7 @@ import { imageRuntime, type ImageRuntime } from '../infra/image-runtime';
 import { repoRoot } from '../infra/repo-root';
 import type { BenchContext, EventPhase, InputTopics, ResultTopics } from './bench-context';
 import type { ConsumerChildConfig, FloorChildConfig } from './child-messages';
+import { ORDER_PLACED, USER_SIGNED_UP } from '../workloads/event-factory';
 
 export interface PhaseProcess {
   started: StartedChild;
@@ -60,11 +61,16 @@ export async function startPhaseProcess(
         brokers: ctx.brokers,
         groupId,
         topics: [input[only]],
+        workload: only,
+        eventType: only === 'user' ? USER_SIGNED_UP : ORDER_PLACED,
         resultTopic: results.sent,
+        contactListTopic: results.contactList,
         partitions: ctx.options.partitions,
         expected,
         relayBaseUrl: `${ctx.vendor.url}/relay/v1`,
         token: SANDBOX_RELAY_ACCESS_TOKEN,
+        vendorBaseUrl: `${ctx.vendor.url}/v1`,
+        apiKey: SANDBOX_API_KEY,
         redisUrl: benchRedisUrl(),
       };
       const { env, nodeArgs } = floorLaunch(

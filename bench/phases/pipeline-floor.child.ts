@@ -1,40 +1,62 @@
 import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import { pino } from 'pino';
 import { Pool } from 'undici';
+import { RedisWindowStore } from '../../src/cluster/redis-window.store';
 import { loadConfig } from '../../src/config/config.loader';
 import type { ActionOutcome } from '../../src/contracts/action-outcome';
+import type { EventEnvelope } from '../../src/contracts/event-envelope';
 import type { InboundEvent } from '../../src/contracts/inbound-contracts';
-import type { UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
-import { RELAY_TOKEN_HEADER, type CampaignRecipient } from '../../src/email-api/vendor.types';
+import {
+  API_KEY_HEADER,
+  RELAY_TOKEN_HEADER,
+  type CampaignRecipient,
+} from '../../src/email-api/vendor.types';
 import type { HeldClaim } from '../../src/idempotency/idempotency.store';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
 import { eventOf } from '../../src/inbound/event.parser';
 import { encodeResult } from '../../src/outbound/result-encoding';
 import { resultFor } from '../../src/outbound/result.factory';
-import { WelcomePlanner } from '../../src/templates/welcome/welcome.planner';
 import { childConfig, type ConsumedReport, type FloorChildConfig } from './child-messages';
+import { floorWork } from './floor-work';
 
 /**
- * pipeline-floor: the work every sign-up needs, in the leanest arrangement, with none of
+ * pipeline-floor: the work every event needs, in the leanest arrangement, with none of
  * mailbridge's machinery around it. Per fetched batch: each record parsed and validated as
- * mailbridge does it (`eventOf`), planned by the welcome template, claimed in Redis (the
- * project's store, one script call for the batch); recipients of all partitions gathered into
- * requests of 1,000 (or whatever is there after 100 ms), each marked `sending` before and its
- * outcomes recorded after the vendor's answer; then one result event per record (the project's
- * CloudEvent), one JSON log line per record, and the batch committed once its results are
- * acknowledged (acks=all).
+ * mailbridge does it (`eventOf`), planned by the workload's templates, its actions claimed in
+ * Redis (the project's store, one script call for the batch). Its campaign recipient (welcome
+ * for a sign-up, order-confirmation for an order) joins a request of 1,000 (or whatever is there
+ * after 100 ms) gathered across partitions, marked `sending` before and its outcome recorded
+ * after the vendor's answer; an order's customer also goes into its contact-list window (the
+ * project's window store, one script call for the batch), recorded `in-window`. Then one result
+ * event per campaign recipient (the project's CloudEvent), one JSON log line per action, and the
+ * batch committed once its results are acknowledged (acks=all). For orders, a loop like
+ * mailbridge's closer takes each due list, creates it at the vendor, records every order's
+ * outcome and publishes its result.
  *
  * What it leaves out is everything that makes that work safe under failure: the in-flight
  * window and per-partition progress (each batch waits for its own records instead), retries,
- * the vendor gate, claims found busy or done, ambiguous sends, dead letters, tracing, metrics
- * and the Nest application. So it is not a design to copy: it is a measure of how much of
- * mailbridge's cost per event is that work, and how much is the machinery.
+ * leases kept alive, the vendor gate and its rate limits (mailbridge creates at most 60 lists a
+ * minute, so its lists come later), claims found busy or done, ambiguous sends, dead letters,
+ * tracing, metrics and the Nest application. So it is not a design to copy: it is a measure of
+ * how much of mailbridge's cost per event is that work, and how much is the machinery.
  */
 const MAX_RECIPIENTS = 1_000;
 const LINGER_MS = 100;
 const RESULTS_PER_SEND = 1_000;
-const TEMPLATE = 'welcome';
+const CLAIM_TTL_MS = 120_000;
+/** The window store's lease on a list being created, and the longest the closer sleeps. */
+const LIST_LEASE_MS = 60_000;
+const LIST_POLL_MS = 1_000;
+const RETENTION_SECONDS = 900;
+
+interface Planned {
+  event: InboundEvent;
+  message: { key: Buffer | null; offset: string };
+  campaign: HeldClaim;
+  window?: HeldClaim;
+}
 
 interface Pending {
   event: InboundEvent;
@@ -49,15 +71,25 @@ async function main(): Promise<void> {
     MAILBRIDGE_MODE: 'local',
     SENDER_FROM_EMAIL: 'bench@mailbridge.local',
   });
-  const planner = new WelcomePlanner(appConfig);
+  const work = floorWork(config.workload, appConfig);
   const log = pino({ name: 'pipeline-floor' }, pino.destination({ dest: 1, sync: false }));
-  const store = new RedisIdempotencyStore(config.redisUrl, 900, `bench:${config.groupId}:`);
+  const prefix = `bench:${config.groupId}:`;
+  const store = new RedisIdempotencyStore(config.redisUrl, RETENTION_SECONDS, prefix);
   await store.connect();
+  const windowStore = new RedisWindowStore(store.client, prefix, {
+    lingerMs: appConfig.batching.lingerMs,
+    maxMembers: appConfig.batching.contactListMaxMembers,
+    latePolicy: appConfig.batching.contactListLatePolicy,
+    retentionSeconds: RETENTION_SECONDS,
+  });
   const instance = `floor-${process.pid}`;
   await store.heartbeat(instance, 600_000);
   const relay = new URL(config.relayBaseUrl);
   const pool = new Pool(relay.origin, { connections: 64 });
-  const path = `${relay.pathname.replace(/\/+$/, '')}/email/campaign`;
+  const campaignPath = `${relay.pathname.replace(/\/+$/, '')}/email/campaign`;
+  const vendor = new URL(config.vendorBaseUrl);
+  const contacts = new Pool(vendor.origin, { connections: 4 });
+  const contactsPath = `${vendor.pathname.replace(/\/+$/, '')}${appConfig.vendor.contactsPath}`;
   const kafka = new Kafka({
     clientId: 'bench-floor',
     brokers: config.brokers,
@@ -72,6 +104,29 @@ async function main(): Promise<void> {
   await Promise.all([consumer.connect(), producer.connect()]);
   await consumer.subscribe({ topics: config.topics, fromBeginning: true });
 
+  const produce = async (topic: string, messages: Message[]) => {
+    for (let i = 0; i < messages.length; i += RESULTS_PER_SEND) {
+      await producer.send({
+        topic,
+        acks: -1,
+        compression: CompressionTypes.None,
+        messages: messages.slice(i, i + RESULTS_PER_SEND),
+      });
+    }
+  };
+  const resultMessage = (
+    event: Pick<EventEnvelope, 'id' | 'type'>,
+    template: string,
+    outcome: ActionOutcome,
+    key: Buffer | null,
+  ): Message => {
+    const encoded = encodeResult(
+      resultFor(event, template, outcome, new Date(), 'mailbridge'),
+      'binary',
+    );
+    return { key, value: encoded.value, headers: encoded.headers };
+  };
+
   let open: Pending[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -83,13 +138,14 @@ async function main(): Promise<void> {
   };
   const send = async (request: Pending[]) => {
     await store.markSending(request.map((p) => p.claim));
+    const { content } = work.campaign.plan(request[0].event);
     const body = JSON.stringify({
-      ...planner.plan(request[0].event as UserSignedUpV1).content,
+      ...content,
       recipients: { to: request.map((p) => p.recipient) },
     });
     const response = await pool.request({
       method: 'POST',
-      path,
+      path: campaignPath,
       headers: { 'content-type': 'application/json', [RELAY_TOKEN_HEADER]: config.token },
       body,
     });
@@ -100,7 +156,7 @@ async function main(): Promise<void> {
         status: 'sent' as const,
         requestIds: [requestId],
         message,
-        campaignId: 'welcome-v1',
+        campaignId: content.campaignId,
         recipientCount: 1,
         batchRecipientCount: request.length,
       },
@@ -108,6 +164,119 @@ async function main(): Promise<void> {
     await store.complete(outcomes);
     request.forEach((p, i) => p.done(outcomes[i].outcome));
   };
+
+  /** Every record's campaign recipient into the requests; their results once all are sent. */
+  const campaigns = (planned: Planned[], topic: string, partition: number): Promise<Message[]> =>
+    new Promise<Message[]>((resolve) => {
+      const results = new Array<Message>(planned.length);
+      let left = planned.length;
+      planned.forEach((p, i) => {
+        const template = work.campaign.template;
+        open.push({
+          event: p.event,
+          claim: p.campaign,
+          recipient: work.campaign.plan(p.event).recipients[0],
+          done: (outcome) => {
+            results[i] = resultMessage(p.event, template, outcome, p.message.key);
+            log.info({
+              msg: 'sent',
+              eventId: p.event.id,
+              eventType: p.event.type,
+              topic,
+              partition,
+              offset: p.message.offset,
+              template,
+              status: 'sent',
+              requestIds: outcome.status === 'sent' ? outcome.requestIds : [],
+              recipients: 1,
+            });
+            if (--left === 0) resolve(results);
+          },
+        });
+        if (open.length >= MAX_RECIPIENTS) flush();
+        else timer ??= setTimeout(flush, LINGER_MS);
+      });
+    });
+
+  /** Every order's customer into its contact-list window: one script call for the batch. */
+  const intoWindows = async (planned: Planned[], topic: string, partition: number) => {
+    const window = work.window!;
+    const placements = await Promise.all(
+      planned.map((p) => windowStore.add(window.entryOf(p.event, p.window!.key, p.message.key))),
+    );
+    await store.complete(
+      placements.map((placed, i) => ({
+        key: planned[i].window!.key,
+        outcome: { status: 'in-window' as const, list: placed.list },
+      })),
+    );
+    placements.forEach((placed, i) => {
+      const { event, message } = planned[i];
+      log.info({
+        msg: 'in-window',
+        eventId: event.id,
+        eventType: event.type,
+        topic,
+        partition,
+        offset: message.offset,
+        template: window.template,
+        status: 'in-window',
+        list: placed.list,
+      });
+    });
+  };
+
+  /** Creates each contact list when it is due, and publishes every order's result. */
+  const closeWindows = async (): Promise<never> => {
+    for (;;) {
+      const list = await windowStore.take(instance, LIST_LEASE_MS);
+      if (!list) {
+        const next = await windowStore.nextDue();
+        const wait = next === undefined ? LIST_POLL_MS : next - Date.now();
+        await sleep(Math.min(LIST_POLL_MS, Math.max(0, wait)));
+        continue;
+      }
+      await windowStore.markSending(list.name, instance);
+      const response = await contacts.request({
+        method: 'POST',
+        path: contactsPath,
+        headers: { 'content-type': 'application/json', [API_KEY_HEADER]: config.apiKey },
+        body: JSON.stringify({ name: list.name, members: list.members }),
+      });
+      const { id } = (await response.body.json()) as { id: string };
+      await windowStore.created(list.name, instance, id, false);
+      const outcome: ActionOutcome = {
+        status: 'created',
+        listId: id,
+        name: list.name,
+        memberCount: list.members.length,
+      };
+      await store.complete(list.orders.map((o) => ({ key: o.ref, outcome })));
+      await produce(
+        config.contactListTopic,
+        list.orders.map((o) =>
+          resultMessage(
+            { id: o.eventId, type: o.eventType },
+            o.template,
+            outcome,
+            o.key === null ? null : Buffer.from(o.key, 'base64'),
+          ),
+        ),
+      );
+      await windowStore.published(list.name, instance);
+      log.info({
+        msg: `contact list ${list.name} created`,
+        listId: id,
+        results: list.orders.length,
+      });
+    }
+  };
+  if (work.window) {
+    closeWindows().catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  }
 
   let count = 0;
   let firstAt = 0;
@@ -118,8 +287,8 @@ async function main(): Promise<void> {
     eachBatch: async ({ batch }) => {
       firstAt ||= Date.now();
       const { topic, partition, messages } = batch;
-      const typesByTopic = new Map([[topic, new Set(['user.signed_up.v1'])]]);
-      const planned = messages.map((m) => {
+      const typesByTopic = new Map([[topic, new Set([config.eventType])]]);
+      const planned = messages.map((m): Planned => {
         const event = eventOf(
           {
             topic,
@@ -134,49 +303,25 @@ async function main(): Promise<void> {
           { maxBytes: appConfig.consumer.maxEventBytes, typesByTopic },
         );
         const holder = { instance, handling: String(handling++) };
-        return { event, message: m, claim: { key: `${event.id}:${TEMPLATE}`, holder } };
+        const claim = (template: string) => ({ key: `${event.id}:${template}`, holder });
+        return {
+          event,
+          message: { key: m.key ?? null, offset: m.offset },
+          campaign: claim(work.campaign.template),
+          window: work.window && claim(work.window.template),
+        };
       });
-      await Promise.all(planned.map((p) => store.claim(p.claim.key, p.claim.holder, 120_000)));
-      const results: Message[] = new Array<Message>(planned.length);
-      await new Promise<void>((resolve) => {
-        let left = planned.length;
-        planned.forEach((p, i) => {
-          const recipient = planner.plan(p.event as UserSignedUpV1).recipients[0];
-          open.push({
-            event: p.event,
-            claim: p.claim,
-            recipient,
-            done: (outcome) => {
-              const result = resultFor(p.event, TEMPLATE, outcome, new Date(), 'mailbridge');
-              const encoded = encodeResult(result, 'binary');
-              results[i] = { key: p.message.key, value: encoded.value, headers: encoded.headers };
-              log.info({
-                msg: 'sent',
-                eventId: p.event.id,
-                eventType: p.event.type,
-                topic,
-                partition,
-                offset: p.message.offset,
-                template: TEMPLATE,
-                status: 'sent',
-                requestIds: outcome.status === 'sent' ? outcome.requestIds : [],
-                recipients: 1,
-              });
-              if (--left === 0) resolve();
-            },
-          });
-          if (open.length >= MAX_RECIPIENTS) flush();
-          else timer ??= setTimeout(flush, LINGER_MS);
-        });
-      });
-      for (let i = 0; i < results.length; i += RESULTS_PER_SEND) {
-        await producer.send({
-          topic: config.resultTopic,
-          acks: -1,
-          compression: CompressionTypes.None,
-          messages: results.slice(i, i + RESULTS_PER_SEND),
-        });
-      }
+      // One turn: every claim of the batch goes to Redis in one script call.
+      await Promise.all(
+        planned
+          .flatMap((p) => (p.window ? [p.campaign, p.window] : [p.campaign]))
+          .map((c) => store.claim(c.key, c.holder, CLAIM_TTL_MS)),
+      );
+      const [results] = await Promise.all([
+        campaigns(planned, topic, partition),
+        work.window ? intoWindows(planned, topic, partition) : undefined,
+      ]);
+      await produce(config.resultTopic, results);
       count += messages.length;
       if (!reported && config.expected !== undefined && count >= config.expected) {
         reported = true;

@@ -143,7 +143,7 @@ describe('profileSummary', () => {
       { name: 'LOG', url: `${MODULES}/pino/lib/tools.js`, hits: 10 },
     ]);
     write('user.mailbridge.r2.cpuprofile', [{ name: '(garbage collector)', url: '', hits: 10 }]);
-    // Not a sign-up profile: not in the sign-up column.
+    // Not a sign-up profile: not in the sign-up column, but in the orders' own table.
     write('order.mailbridge.r1.cpuprofile', [
       { name: 'LOG', url: `${MODULES}/pino/lib/tools.js`, hits: 99 },
     ]);
@@ -151,14 +151,19 @@ describe('profileSummary', () => {
     const summary = profileSummary(dir, [
       { phase: 'pipeline-floor', dir: floors, workload: 'user', events: 10_000 },
       { phase: 'mailbridge', dir, workload: 'user', events: 20_000 },
+      { phase: 'mailbridge', dir, workload: 'order', events: 3_000 },
     ]);
     // 1 ms per sample: the floor's 20 ms of parsing over 10,000 events is 2.0 ms per 1,000;
     // mailbridge's 40 ms of collection over its two runs' 20,000 is 2.0. Start-up is left out.
-    expect(rowsOf(summary, '| stage | pipeline-floor | mailbridge |')).toEqual({
+    expect(rowsOf(summary, '| user: stage | pipeline-floor | mailbridge |')).toEqual({
       '(garbage collector)': ['1.0', '2.0'],
       'parse and validate': ['2.0', '1.0'],
       logging: ['0.0', '0.5'],
       'in all': ['3.0', '3.5'],
+    });
+    expect(rowsOf(summary, '| order: stage | mailbridge |')).toEqual({
+      logging: ['33.0'],
+      'in all': ['33.0'],
     });
     // The stage table of shares above it is still mailbridge's alone.
     expect(summary).toContain('| stage | order | user |');

@@ -154,7 +154,27 @@ function cpuWeights(profile: CpuProfile): WeightedNode[] {
  * too). A profile samples the main thread only: the collector's helper threads are not in it.
  */
 function stageComparison(columns: readonly StageColumn[]): string[] {
-  const perThousand = columns.map(({ phase, dir, workload, events }) => {
+  const workloads = [...new Set(columns.map((c) => c.workload))];
+  return [
+    `CPU ms per 1,000 events by stage (${workloads.join(', ')}), each phase's profiles over the`,
+    'events its throughput runs handled; start-up left out, as the CPU per 1,000 events of the',
+    "results leaves it out. The floors do the same work with the project's code and none of its",
+    "machinery (docs/benchmark.md): where mailbridge spends more in a stage, that is its machinery's",
+    "cost. The profiler samples the main thread only, so the collector's helper threads are not",
+    'counted.',
+    ...workloads.flatMap((workload) => [
+      '',
+      ...stageTableOf(
+        workload,
+        columns.filter((c) => c.workload === workload),
+      ),
+    ]),
+  ];
+}
+
+/** One workload's stage comparison: a row per stage, a column per phase. */
+function stageTableOf(workload: string, columns: readonly StageColumn[]): string[] {
+  const perThousand = columns.map(({ phase, dir, events }) => {
     const prefix = `${workload}.${phase}.`;
     const stages = existsSync(dir)
       ? tallyOf(dir, '.cpuprofile', cpuWeights, prefix).byStage.get(workload)
@@ -171,15 +191,8 @@ function stageComparison(columns: readonly StageColumn[]): string[] {
   );
   const cell = (ms: number | undefined) => (ms === undefined ? '0.0' : ms.toFixed(1));
   const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-  const workloads = [...new Set(columns.map((c) => c.workload))].join(', ');
   return [
-    `CPU ms per 1,000 events by stage (${workloads}), each phase's profiles over the events its`,
-    'throughput runs handled; start-up left out, as the CPU per 1,000 events of the results leaves',
-    "it out. The floors do the same work with the project's code and none of its machinery",
-    "(docs/benchmark.md): where mailbridge spends more in a stage, that is its machinery's cost.",
-    "The profiler samples the main thread only, so the collector's helper threads are not counted.",
-    '',
-    `| stage | ${columns.map((c) => c.phase).join(' | ')} |`,
+    `| ${workload}: stage | ${columns.map((c) => c.phase).join(' | ')} |`,
     `|---|${columns.map(() => '---:|').join('')}`,
     ...stages.map(
       (stage) => `| ${stage} | ${perThousand.map((m) => cell(m.get(stage))).join(' | ')} |`,
