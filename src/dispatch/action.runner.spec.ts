@@ -274,6 +274,18 @@ describe(ActionRunner.name, () => {
       });
     });
 
+    it('gives the claim back and rethrows when its member cannot be stored', async () => {
+      const { clock, delivery, published, runner, store } = setUp();
+      const running = runner.run(event, windowed, source);
+      await settle();
+      delivery.calls[0].fail(new Error('window store down'));
+
+      await expect(running).rejects.toThrow('window store down');
+      expect(published).toHaveLength(0);
+      expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
+      expect(clock.pending).toBe(0); // nothing left renewing
+    });
+
     it('publishes nothing for a redelivered order whose claim says `in-window`', async () => {
       const { delivery, published, runner, store } = setUp();
       await store.complete([{ key: KEY, outcome: inWindow }]);

@@ -64,9 +64,10 @@ type FirstStep =
  * Two paths. The common case, a campaign action claimed afresh, waits for its vendor request
  * without a suspended function of its own (`DeliveryService.startCampaign`), and the actions one
  * request completes are finished together: their outcomes recorded if the batcher could not,
- * their results published in one call, then each action's status. Everything else, and anything
- * that goes otherwise on the way (a claim busy or done, an ambiguous takeover, a contact list, a
- * closed gate, a failed recipient, a claim lost), runs on the general path, `runFrom`.
+ * their results published in one call, then each action's status. A contact-list window's action
+ * claimed afresh only stores its member (`placeInWindow`). Everything else, and anything that
+ * goes otherwise on the way (a claim busy or done, an ambiguous takeover, an exact contact list,
+ * a closed gate, a failed recipient, a claim lost), runs on the general path, `runFrom`.
  */
 @Injectable()
 export class ActionRunner {
@@ -105,8 +106,36 @@ export class ActionRunner {
     return this.store.claim(handling.key, handling.holder, claimTtlMs).then((claim) => {
       const fresh = claim.kind === 'claimed' || (claim.kind === 'reclaimed' && !claim.maybeSent);
       if (fresh && action.kind === 'campaign') return this.sendCampaign(handling, action);
+      if (fresh && action.kind === 'contact-list' && action.mode === 'window')
+        return this.placeInWindow(handling, action);
       return this.runFrom(handling, { kind: 'claim', claim });
     });
+  }
+
+  /**
+   * The window path: a contact-list window's action claimed afresh stores its member (one script
+   * call for the turn's orders) and records `in-window`, and is done; its result comes with the
+   * list. No claim renewal: the store answers within the claim's TTL or not at all, and a second
+   * handling that claims it meanwhile is told `duplicate` by the window store. On failure the
+   * claim is given back and the error thrown, as on the general path.
+   */
+  private placeInWindow(handling: Handling, action: TemplateAction): Promise<ActionStatus> {
+    const { key, event, template, source, holder } = handling;
+    const order = windowOrder(key, event, template.name, source);
+    return this.vendor
+      .execute(action, { claim: { key, holder }, ambiguous: false, trace: source.trace, order })
+      .then(
+        async (outcome) => {
+          await this.store.complete([{ key, outcome }]);
+          const list = outcome.status === 'in-window' ? outcome.list : '';
+          this.logger.log({ msg: 'in-window', ...fieldsOf(handling), status: 'in-window', list });
+          return 'in-window' as const;
+        },
+        async (error: unknown) => {
+          await this.store.release(key, holder).catch(() => undefined);
+          throw error;
+        },
+      );
   }
 
   /**
