@@ -15,7 +15,7 @@ RUN npx nest build && npm prune --omit=dev --ignore-scripts
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # The V8 heap for a 320 MiB container (deploy/, README "Kubernetes"): 128 MB of old space and
-# 8 MB semi-spaces leave room for code and buffers (README, "Memory"). Semi-spaces of 8 MB rather
+# 8 MB semi-spaces leave room for code and buffers (docs/performance.md, "Memory"). Semi-spaces of 8 MB rather
 # than 4 halve the scavenges, each of which copies the records in flight: +8 % events/s draining
 # a backlog for 11 MB more peak RSS. Raise both with the container's memory limit.
 ENV NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
@@ -31,5 +31,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
 # --heap-growing-percent (a V8 flag NODE_OPTIONS refuses): under a heap limit below 256 MB, V8
 # sets the next full collection at 1.3x the heap that survived the last, and with a window of
 # records in flight that meant one every 200 ms at full speed. At 2x: -25 % CPU per sign-up,
-# +5 MB peak RSS on the 1,000,000-event backlog (README, "Memory"). The limit is unchanged.
+# +5 MB peak RSS on the 1,000,000-event backlog (docs/performance.md, "Memory"). The limit is unchanged.
 CMD ["node", "--heap-growing-percent=100", "dist/main.js"]
