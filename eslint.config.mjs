@@ -42,6 +42,8 @@ export default tseslint.config(
       'jest/no-disabled-tests': 'error',
       // describe(SomeClass.name) keeps spec titles in step with renames.
       'jest/valid-title': ['error', { ignoreTypeOfDescribeName: true }],
+      // A scenario shared by several tests lives in a helper named expect…, which asserts.
+      'jest/expect-expect': ['warn', { assertFunctionNames: ['expect', 'expect*'] }],
       '@typescript-eslint/unbound-method': 'off',
     },
   },

@@ -145,6 +145,23 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   return { clock, store, delivery, metrics, published, groups, publisher, runner };
 }
 
+/**
+ * A delivery that throws: the action's claim is given back (the next handling may run it at
+ * once, rather than wait out the claim), the error reaches the caller, nothing is published and
+ * nothing is left renewing.
+ */
+async function expectFailureReleasesClaim(action: PlannedAction, message: string): Promise<void> {
+  const { clock, delivery, published, runner, store } = setUp();
+  const running = runner.run(event, action, source);
+  await settle();
+  delivery.calls[0].fail(new Error(message));
+
+  await expect(running).rejects.toThrow(message);
+  expect(published).toHaveLength(0);
+  expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
+  expect(clock.pending).toBe(0);
+}
+
 describe(ActionRunner.name, () => {
   beforeAll(() => {
     Logger.overrideLogger(false);
@@ -274,17 +291,8 @@ describe(ActionRunner.name, () => {
       });
     });
 
-    it('gives the claim back and rethrows when its member cannot be stored', async () => {
-      const { clock, delivery, published, runner, store } = setUp();
-      const running = runner.run(event, windowed, source);
-      await settle();
-      delivery.calls[0].fail(new Error('window store down'));
-
-      await expect(running).rejects.toThrow('window store down');
-      expect(published).toHaveLength(0);
-      expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
-      expect(clock.pending).toBe(0); // nothing left renewing
-    });
+    it('gives the claim back and rethrows when its member cannot be stored', () =>
+      expectFailureReleasesClaim(windowed, 'window store down'));
 
     it('publishes nothing for a redelivered order whose claim says `in-window`', async () => {
       const { delivery, published, runner, store } = setUp();
@@ -372,18 +380,8 @@ describe(ActionRunner.name, () => {
     expect(published.map((p) => p.outcome)).toEqual([sent('req-taker')]);
   });
 
-  it('gives the claim back and rethrows when delivery fails, publishing nothing', async () => {
-    const { clock, delivery, published, runner, store } = setUp();
-    const running = runner.run(event, planned, source);
-    await settle();
-    delivery.calls[0].fail(new Error('bug in a batcher'));
-
-    await expect(running).rejects.toThrow('bug in a batcher');
-    expect(published).toHaveLength(0);
-    // Released: the next handling may run it at once, rather than wait out the claim.
-    expect(await store.claim(KEY, stranger('next'), CLAIM_TTL_MS)).toEqual({ kind: 'claimed' });
-    expect(clock.pending).toBe(0); // and the renewal stopped
-  });
+  it('gives the claim back and rethrows when delivery fails, publishing nothing', () =>
+    expectFailureReleasesClaim(planned, 'bug in a batcher'));
 
   it('keeps its claim alive while a send takes many claim TTLs, and stops renewing after', async () => {
     const { clock, delivery, runner, store } = setUp();

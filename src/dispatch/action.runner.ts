@@ -114,10 +114,11 @@ export class ActionRunner {
 
   /**
    * The window path: a contact-list window's action claimed afresh stores its member (one script
-   * call for the turn's orders) and records `in-window`, and is done; its result comes with the
-   * list. No claim renewal: the store answers within the claim's TTL or not at all, and a second
-   * handling that claims it meanwhile is told `duplicate` by the window store. On failure the
-   * claim is given back and the error thrown, as on the general path.
+   * call for the turn's orders) and is finished as the general path finishes it (`finish`:
+   * `in-window` recorded, its result coming with the list). No claim renewal: the store answers
+   * within the claim's TTL or not at all, and a second handling that claims it meanwhile is told
+   * `duplicate` by the window store. On failure the claim is given back and the error thrown, as
+   * on the general path.
    */
   private placeInWindow(handling: Handling, action: TemplateAction): Promise<ActionStatus> {
     const { key, event, template, source, holder } = handling;
@@ -125,12 +126,7 @@ export class ActionRunner {
     return this.vendor
       .execute(action, { claim: { key, holder }, ambiguous: false, trace: source.trace, order })
       .then(
-        async (outcome) => {
-          await this.store.complete([{ key, outcome }]);
-          const list = outcome.status === 'in-window' ? outcome.list : '';
-          this.logger.log({ msg: 'in-window', ...fieldsOf(handling), status: 'in-window', list });
-          return 'in-window' as const;
-        },
+        (outcome) => this.finish(handling, outcome),
         async (error: unknown) => {
           await this.store.release(key, holder).catch(() => undefined);
           throw error;
@@ -286,17 +282,31 @@ export class ActionRunner {
         },
       });
     }
+    return this.finish(handling, outcome);
+  }
+
+  /**
+   * Records an action's outcome (unless it was recorded the moment the vendor accepted) and
+   * publishes its result; a window mark publishes nothing yet.
+   */
+  private async finish(handling: Handling, outcome: RecordedOutcome): Promise<ActionStatus> {
+    const { event, template, source, key } = handling;
     // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures,
     // window marks and a record that did not land are recorded here.
     if (!handling.recorded) await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
-      this.logger.log({ msg: 'in-window', ...fields(), status: 'in-window', list: outcome.list });
+      this.logger.log({
+        msg: 'in-window',
+        ...fieldsOf(handling),
+        status: 'in-window',
+        list: outcome.list,
+      });
       return 'in-window';
     }
     await this.publisher.publishResult(event, template.name, outcome, source);
     this.metrics.outcomes.inc({ outcome: outcome.status });
-    const line = outcomeLogLine(outcome.status, outcome, fields());
+    const line = outcomeLogLine(outcome.status, outcome, fieldsOf(handling));
     if (outcome.status === 'failed') this.logger.warn(line);
     else this.logger.log(line);
     return outcome.status;
