@@ -35,6 +35,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       slowTestThreshold: 30,
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-timeout.ts'],
     },
     {
       // The Kubernetes manifests under deploy/, rendered and validated offline (no broker).
