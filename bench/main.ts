@@ -134,17 +134,16 @@ async function main(): Promise<void> {
     }
 
     const latency: LatencyResult[] = [];
-    let brokerWarmed = false;
+    // Nothing has consumed from this broker yet (`--only latency`): its JVM is cold, and the
+    // first latency phase would pay for it (docs/benchmark.md, "Latency run").
+    const warmBroker = options.sections.includes('latency') && throughput.length === 0;
     if (options.sections.includes('latency')) {
       const phases = LATENCY_PHASES.filter((p) => options.phases.includes(p));
-      if (throughput.length === 0) {
-        // Nothing has consumed from this broker yet (`--only latency`): its JVM is cold, and the
-        // first phase would pay for it (docs/benchmark.md, "Latency run").
+      if (warmBroker) {
         const warm = await runLatency(ctx, 'ceiling-consume-produce', 0);
         log(
           `latency: broker warmed by a ceiling round (p99 ${ms(warm.latencyMs.p99)}, not reported)`,
         );
-        brokerWarmed = true;
       }
       for (let rep = 1; rep <= options.reps; rep++) {
         for (const phase of alternate(phases, rep)) {
@@ -185,14 +184,7 @@ async function main(): Promise<void> {
         scale: options.scale,
         options,
         vendorLatency: `${options.vendorLatencyMs} ms fixed; backlog test ${SLOW_WITH_TAIL.name}`,
-        notes: [
-          ...notes(options, load, orderSupported),
-          ...(brokerWarmed
-            ? [
-                'The latency run began with an unmeasured ceiling-consume-produce round (a cold broker).',
-              ]
-            : []),
-        ],
+        notes: notes(options, load, orderSupported, warmBroker),
       },
       throughput,
       latency,

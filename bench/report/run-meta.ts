@@ -36,7 +36,12 @@ export function commit(root: string): string {
 }
 
 /** Facts a reader needs beside the tables. */
-export function notes(options: BenchOptions, load: number, orderSupported: boolean): string[] {
+export function notes(
+  options: BenchOptions,
+  load: number,
+  orderSupported: boolean,
+  brokerWarmed: boolean,
+): string[] {
   const out = [
     `Load average when the run started: ${load.toFixed(2)} on ${cpus().length} cores.`,
     "Every phase runs in its own process; peak RSS and CPU are that process's, from /proc.",
@@ -48,5 +53,9 @@ export function notes(options: BenchOptions, load: number, orderSupported: boole
     out.push('This build has no TOPIC_ORDER_PLACED: mailbridge cannot run the order workload yet.');
   const skipped = PHASES.filter((p: PhaseName) => !options.phases.includes(p));
   if (skipped.length > 0) out.push(`Phases left out: ${skipped.join(', ')}.`);
+  if (brokerWarmed)
+    out.push(
+      'The latency run began with an unmeasured ceiling-consume-produce round (a cold broker).',
+    );
   return out;
 }

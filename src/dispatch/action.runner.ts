@@ -218,7 +218,6 @@ export class ActionRunner {
    */
   private async runFrom(handling: Handling, first: FirstStep): Promise<ActionStatus> {
     const { event, template, action, source, key, holder } = handling;
-    const fields = () => fieldsOf(handling);
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
     let outcome: RecordedOutcome | undefined;
@@ -238,7 +237,7 @@ export class ActionRunner {
           // Stored in a window before: its result comes when that list is created, not now.
           this.logger.log({
             msg: 'handled before: in its contact-list window',
-            ...fields(),
+            ...fieldsOf(handling),
             status: 'in-window',
             list: recorded.list,
           });
@@ -246,7 +245,7 @@ export class ActionRunner {
         }
         await this.publisher.publishResult(event, template.name, recorded, source);
         this.metrics.outcomes.inc({ outcome: 'duplicate' });
-        this.logger.log(outcomeLogLine('duplicate', recorded, fields()));
+        this.logger.log(outcomeLogLine('duplicate', recorded, fieldsOf(handling)));
         return 'duplicate';
       }
       if (claim.kind === 'busy') {
@@ -259,7 +258,7 @@ export class ActionRunner {
         this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
         this.logger.warn({
           msg: `an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
-          ...fields(),
+          ...fieldsOf(handling),
         });
         if (ambiguousSendPolicy === 'fail') {
           outcome = ambiguousFailure('an earlier attempt stopped after writing its request');
