@@ -134,26 +134,26 @@ async function main(): Promise<void> {
     }
 
     const latency: LatencyResult[] = [];
+    const latencyPhases = options.sections.includes('latency')
+      ? LATENCY_PHASES.filter((p) => options.phases.includes(p))
+      : [];
     // Nothing has consumed from this broker yet (`--only latency`): its JVM is cold, and the
     // first latency phase would pay for it (docs/benchmark.md, "Latency run").
-    const warmBroker = options.sections.includes('latency') && throughput.length === 0;
-    if (options.sections.includes('latency')) {
-      const phases = LATENCY_PHASES.filter((p) => options.phases.includes(p));
-      if (warmBroker) {
-        const warm = await runLatency(ctx, 'ceiling-consume-produce', 0);
+    const warmBroker = latencyPhases.length > 0 && throughput.length === 0;
+    if (warmBroker) {
+      const warm = await runLatency(ctx, 'ceiling-consume-produce', 0);
+      log(
+        `latency: broker warmed by a ceiling round (p99 ${ms(warm.latencyMs.p99)}, not reported)`,
+      );
+    }
+    for (let rep = 1; rep <= options.reps; rep++) {
+      for (const phase of alternate(latencyPhases, rep)) {
+        const result = await runLatency(ctx, phase, rep);
         log(
-          `latency: broker warmed by a ceiling round (p99 ${ms(warm.latencyMs.p99)}, not reported)`,
+          `latency ${phase} r${rep}: p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}, ` +
+            `${result.delivered}/${result.sent} (${result.status})${result.note ? ` ${result.note}` : ''}`,
         );
-      }
-      for (let rep = 1; rep <= options.reps; rep++) {
-        for (const phase of alternate(phases, rep)) {
-          const result = await runLatency(ctx, phase, rep);
-          log(
-            `latency ${phase} r${rep}: p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}, ` +
-              `${result.delivered}/${result.sent} (${result.status})${result.note ? ` ${result.note}` : ''}`,
-          );
-          latency.push(result);
-        }
+        latency.push(result);
       }
     }
 
