@@ -8,11 +8,8 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { loadConfig } from './config/config.loader';
-import type { SharedRequestBudget } from './cluster/shared-request-budget';
-import { REQUEST_BUDGET } from './email-api/request-budget';
 import { ConsumerStatus } from './inbound/consumer-status';
 import { ConsumerBacklog } from './delivery/consumer-backlog';
-import { DeliveryService } from './delivery/delivery.service';
 import { VendorGate } from './delivery/vendor.gate';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
 import { windowHeapWarning } from './inbound/window-heap';
@@ -50,11 +47,6 @@ export async function createApp(
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           partitionsConcurrently: config.consumer.partitionsConcurrently,
           allowAutoTopicCreation: config.kafka.createTopics,
-          beforeStop: () => {
-            // Requests waiting for a budget token give up now, not after the drain's timeout.
-            app.get<SharedRequestBudget>(REQUEST_BUDGET).close();
-            return app.get(DeliveryService).flush();
-          },
           gate: app.get(VendorGate),
           metrics: app.get(MetricsService),
         },

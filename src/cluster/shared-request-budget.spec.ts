@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { FakeClock, settle } from '../../test/support/fake-clock';
 import { seededRandom } from '../../test/support/seeded-random';
 import type { VendorConfig } from '../config/app-config';
-import { BudgetClosedError } from '../email-api/request-budget';
+import { StoppingError } from '../email-api/vendor.errors';
 import { VendorClient } from '../email-api/vendor.client';
 import type { VendorEndpointName } from '../email-api/vendor.observer';
 import { paceOf, UNPACED, type BudgetStore } from './budget.store';
@@ -108,8 +108,8 @@ describe(SharedRequestBudget.name, () => {
 
     budget.close();
 
-    await expect(waiting).rejects.toBeInstanceOf(BudgetClosedError);
-    await expect(queued).rejects.toBeInstanceOf(BudgetClosedError);
+    await expect(waiting).rejects.toBeInstanceOf(StoppingError);
+    await expect(queued).rejects.toBeInstanceOf(StoppingError);
     await expect(budget.take('relay')).resolves.toBeUndefined();
   });
 
@@ -126,7 +126,7 @@ describe(SharedRequestBudget.name, () => {
 
     budget.close();
 
-    await expect(take).rejects.toBeInstanceOf(BudgetClosedError);
+    await expect(take).rejects.toBeInstanceOf(StoppingError);
   });
 
   it('waits and asks again when the store answers with an error, rather than failing the request', async () => {

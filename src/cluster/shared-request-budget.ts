@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { BudgetClosedError, type RequestBudget } from '../email-api/request-budget';
+import type { RequestBudget } from '../email-api/request-budget';
+import { StoppingError } from '../email-api/vendor.errors';
 import type { VendorEndpointName } from '../email-api/vendor.observer';
 import type { BudgetPace, BudgetStore } from './budget.store';
 
@@ -41,7 +42,7 @@ const MAX_JITTER_MS = 25;
  * between replicas, whoever asks first after a token falls due gets it, and a replica told to
  * wait asks again at the moment the store named, plus a little jitter. Nothing is ever dropped:
  * a request waits until it may go, and while the store is unreachable it waits for the store.
- * `close()` ends every wait with `BudgetClosedError`.
+ * `close()` ends every wait with `StoppingError`.
  */
 export class SharedRequestBudget implements RequestBudget {
   private readonly turns = new Map<VendorEndpointName, LimitFunction>();
@@ -58,7 +59,7 @@ export class SharedRequestBudget implements RequestBudget {
     this.random = deps.random ?? Math.random;
     this.sleep = deps.sleep ?? ((ms) => delay(ms, undefined, { signal: this.stopping.signal }));
     this.stopped = new Promise<never>((_, reject) =>
-      this.stopping.signal.addEventListener('abort', () => reject(new BudgetClosedError())),
+      this.stopping.signal.addEventListener('abort', () => reject(new StoppingError())),
     );
     this.stopped.catch(() => undefined); // observed by whoever races it
   }
@@ -103,7 +104,7 @@ export class SharedRequestBudget implements RequestBudget {
       try {
         waitMs = await this.ask(budget);
       } catch (error) {
-        if (error instanceof BudgetClosedError) throw error;
+        if (error instanceof StoppingError) throw error;
         // A store that answers with an error (a Redis refusing writes) costs time, not the request.
         this.deps.warn?.(
           `request budget: the store failed (${(error as Error).name}); asking again`,
@@ -111,7 +112,7 @@ export class SharedRequestBudget implements RequestBudget {
         waitMs = STORE_RETRY_MS;
       }
       if (waitMs <= 0) return asked > 0;
-      if (this.stopping.signal.aborted) throw new BudgetClosedError();
+      if (this.stopping.signal.aborted) throw new StoppingError();
       const jitterMs = Math.min(MAX_JITTER_MS, budget.pace.intervalMs / 10 || MAX_JITTER_MS);
       try {
         await Promise.race([
@@ -119,7 +120,7 @@ export class SharedRequestBudget implements RequestBudget {
           this.stopped,
         ]);
       } catch (error) {
-        if (this.stopping.signal.aborted) throw new BudgetClosedError();
+        if (this.stopping.signal.aborted) throw new StoppingError();
         throw error;
       }
     }
@@ -134,7 +135,7 @@ export class SharedRequestBudget implements RequestBudget {
     if (!this.stopping.signal.aborted) return Promise.race([answer, this.stopped]);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BudgetClosedError()), LAST_ASK_MS);
+      timer = setTimeout(() => reject(new StoppingError()), LAST_ASK_MS);
     });
     try {
       return await Promise.race([answer, late]);

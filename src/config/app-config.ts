@@ -132,6 +132,8 @@ function sectionsFrom(env: EnvironmentVariables) {
       ambiguousSendPolicy: env.AMBIGUOUS_SEND_POLICY,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    /** How long a stop waits for vendor requests already written before aborting them. */
+    shutdownVendorWaitMs: env.SHUTDOWN_VENDOR_WAIT_MS,
   };
 }
 
@@ -165,6 +167,7 @@ export class AppConfig implements AppConfigSections {
   readonly batching!: BatchingConfig;
   readonly idempotency!: IdempotencyConfig;
   readonly shutdownTimeoutMs!: number;
+  readonly shutdownVendorWaitMs!: number;
 
   private constructor(sections: AppConfigSections) {
     Object.assign(this, sections);

@@ -22,6 +22,17 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe(loadConfig.name, () => {
+  it('keeps the stop’s wait for the vendor below the stop’s own bound', () => {
+    expect(loadConfig(production).shutdownVendorWaitMs).toBe(5_000);
+    expect(
+      problemsOf({ ...production, SHUTDOWN_TIMEOUT_MS: '4000', SHUTDOWN_VENDOR_WAIT_MS: '4000' }),
+    ).toEqual(['SHUTDOWN_VENDOR_WAIT_MS must be below SHUTDOWN_TIMEOUT_MS']);
+    expect(
+      loadConfig({ ...production, SHUTDOWN_TIMEOUT_MS: '4000', SHUTDOWN_VENDOR_WAIT_MS: '3999' })
+        .shutdownVendorWaitMs,
+    ).toBe(3_999);
+  });
+
   it('builds a typed config from a complete production environment', () => {
     const config = loadConfig(production);
     expect(config.mode).toBe('production');

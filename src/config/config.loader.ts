@@ -72,6 +72,12 @@ function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   if (inScope('VENDOR_RELAY_BASE_URL')) problems.push(...checkInsecureUrls(vars));
   problems.push(...checkKafkaSecurity(vars, { fromFile, unreadable }));
   if (inScope('VENDOR_CONTACTS_RATE')) problems.push(...checkVendorRates(vars));
+  if (
+    inScope('SHUTDOWN_VENDOR_WAIT_MS') &&
+    vars.SHUTDOWN_VENDOR_WAIT_MS >= vars.SHUTDOWN_TIMEOUT_MS
+  ) {
+    problems.push('SHUTDOWN_VENDOR_WAIT_MS must be below SHUTDOWN_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);
 }

@@ -630,4 +630,14 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1000)
   SHUTDOWN_TIMEOUT_MS!: number;
+
+  /**
+   * How long a stop waits for vendor requests already written; then they are aborted (their fate
+   * unknown). Below SHUTDOWN_TIMEOUT_MS, so that the stop ends within it whatever the vendor does.
+   */
+  @Default('5000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_VENDOR_WAIT_MS!: number;
 }

@@ -1,5 +1,5 @@
 import type { CampaignSendHooks } from '../email-api/vendor.client';
-import { VendorError, VendorWithheldError } from '../email-api/vendor.errors';
+import { StoppingError, VendorError, VendorWithheldError } from '../email-api/vendor.errors';
 import type { CampaignRequest, CampaignSendResult } from '../email-api/vendor.types';
 import {
   CampaignBatcher,
@@ -59,6 +59,17 @@ class RecordingSender implements CampaignSender {
 describe(CampaignBatcher.name, () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
+
+  it('gives gathering recipients back at stop, sending nothing, and refuses what enters after', async () => {
+    const sender = new RecordingSender();
+    const batcher = new CampaignBatcher(sender, { maxRecipients: 10, maxBytes: 1e6, lingerMs: 50 });
+    const gathering = batcher.add('k', content, [recipient(1)]);
+    batcher.stop();
+    await expect(gathering).rejects.toBeInstanceOf(StoppingError);
+    await expect(batcher.add('k', content, [recipient(2)])).rejects.toBeInstanceOf(StoppingError);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(sender.requests).toHaveLength(0);
+  });
 
   it('sends one request when the recipient limit is reached, without waiting for the linger', async () => {
     const sender = new RecordingSender();

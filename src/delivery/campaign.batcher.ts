@@ -3,6 +3,7 @@ import { normalisedAddress } from '../email-api/vendor-request.validator';
 import { endSpan, type Tracing } from '../tracing/tracing';
 import type { CampaignContent } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
+import { StoppingError } from '../email-api/vendor.errors';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';
 import type { CampaignSendHooks } from '../email-api/vendor.client';
@@ -120,6 +121,7 @@ const RECHECK_MIN_MS = 10;
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
   private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
 
   constructor(
     private readonly sender: CampaignSender,
@@ -150,6 +152,10 @@ export class CampaignBatcher {
     action: BatchedAction | undefined,
     settle: CampaignSettle,
   ): void {
+    if (this.stopped) {
+      settle.failed(new StoppingError());
+      return;
+    }
     // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
     // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
     const json = recipients.map((r) => JSON.stringify(r));
@@ -179,6 +185,20 @@ export class CampaignBatcher {
     batch.bytes += bytes;
     if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
       this.flush(batchKey);
+  }
+
+  /**
+   * The stop: recipients still gathering are given back (their callers hear `StoppingError`:
+   * nothing of theirs was written), and so is whatever enters from now on. Requests under way
+   * end as the vendor client lets them.
+   */
+  stop(): void {
+    this.stopped = true;
+    for (const batch of this.open.values()) {
+      clearTimeout(batch.timer);
+      for (const entry of batch.entries) entry.settle.failed(new StoppingError());
+    }
+    this.open.clear();
   }
 
   /** Sends everything still gathering and waits for every request under way. */

@@ -1,4 +1,4 @@
-import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ClusterModule } from '../cluster/cluster.module';
 import { EmailApiModule } from '../email-api/email-api.module';
@@ -83,16 +83,24 @@ import { VendorGate } from './vendor.gate';
   ],
   exports: [DeliveryService, VendorGate, ConsumerBacklog],
 })
-export class DeliveryModule implements OnApplicationShutdown {
+export class DeliveryModule implements OnModuleDestroy {
   constructor(
     private readonly gate: VendorGate,
+    private readonly campaigns: CampaignBatcher,
     metrics: MetricsService,
   ) {
     metrics.watchGate(() => gate.state);
     gate.onClose((cause, origin) => metrics.vendorGateCloses.inc({ cause, origin }));
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * A stop gives work back instead of doing it: actions paused at the gate, and recipients still
+   * gathering for a request, end now (nothing of theirs was written), so their claims go back
+   * and their records stay uncommitted for the next owner. Before the vendor client's own stop
+   * (Nest runs this module's destroy hook before that of the module it imports).
+   */
+  onModuleDestroy(): void {
     this.gate.close();
+    this.campaigns.stop();
   }
 }

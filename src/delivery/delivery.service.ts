@@ -103,11 +103,6 @@ export class DeliveryService {
     private readonly metrics: MetricsService,
   ) {}
 
-  /** Sends whatever is still gathering, now rather than after its linger: called at stop. */
-  async flush(): Promise<void> {
-    await this.campaigns.drain();
-  }
-
   /**
    * The action's outcome, or `in-window` for a contact-list window: its member is stored and
    * its outcome comes when the window's list is created.

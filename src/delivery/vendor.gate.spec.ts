@@ -121,6 +121,16 @@ describe(VendorGate.name, () => {
     expect(gate.state.open).toBe(false);
   });
 
+  it('closes for good at shutdown, telling its listeners (consumption pauses), and ignores trips', () => {
+    gate.close();
+    expect(gate.state).toMatchObject({ open: false, reason: 'stopping' });
+    expect(changes.at(-1)).toMatchObject({ open: false, reason: 'stopping' });
+    expect(gate.passable).toBe(false);
+    expect(gate.trip('outage', PAUSE_MS, 'HTTP 503')).toBe(false);
+    expect(gate.state).toMatchObject({ reason: 'stopping' });
+    expect(clock.pending).toBe(0);
+  });
+
   it('is what mailbridge_vendor_gate_closed shows, cause by cause, until it reopens', async () => {
     const metrics = new MetricsService();
     metrics.watchGate(() => gate.state);

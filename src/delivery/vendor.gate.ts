@@ -12,8 +12,10 @@ import { CLOCK, systemClock, type Clock } from './clock';
 /** Who closed the gate: this replica, on its own vendor answer, or a peer that told it. */
 export type GateOrigin = 'self' | 'peer';
 
+/** Closed for the vendor's trouble (`GateCause`), or for good because the service is stopping. */
 export type GateState =
-  { open: true } | { open: false; reason: GateCause; until: number; origin: GateOrigin };
+  | { open: true }
+  | { open: false; reason: GateCause | 'stopping'; until: number; origin: GateOrigin };
 
 /**
  * Closes the way to the vendor when it refuses our keys (401/403) or keeps failing after the
@@ -51,6 +53,7 @@ export class VendorGate {
    * the other replicas. Returns whether this call paused consumption, i.e. the gate was open.
    */
   trip(reason: GateCause, pauseMs: number, detail: string): boolean {
+    if (this.shutDown) return false;
     const change = this.closeFor(reason, pauseMs, 'self');
     if (change === 'unchanged') return false;
     if (change === 'closed') {
@@ -92,10 +95,15 @@ export class VendorGate {
     this.events.on('closed', listener);
   }
 
-  /** Ends every wait: actions still paused give their claims back and stay uncommitted. */
+  /**
+   * Closes for good (the service is stopping): every wait ends, so actions still paused give
+   * their claims back and stay uncommitted, and consumption pauses (it listens for the change).
+   */
   close(): void {
+    if (this.shutDown) return;
     this.cancelReopen?.();
     this.shutDown = true;
+    this.current = { open: false, reason: 'stopping', until: Infinity, origin: 'self' };
     this.events.emit('change', this.current);
   }
 

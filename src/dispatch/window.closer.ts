@@ -5,6 +5,7 @@ import {
   Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
@@ -21,7 +22,10 @@ import { ResultPublisher } from '../outbound/result.publisher';
 const POLL_MS = 1_000;
 /** After an error of the store or of publishing, before the list is tried again. */
 const RETRY_MS = 2_000;
-/** How long a stop waits for the list in hand before giving it back. */
+/**
+ * How long a stop waits for the list in hand before giving it back: by then the vendor client has
+ * stopped (its requests answered or aborted), so what is left is publishing and the store.
+ */
 const STOP_WAIT_MS = 5_000;
 
 /**
@@ -33,7 +37,9 @@ const STOP_WAIT_MS = 5_000;
  * stored id without creating the list again, or, from `sending`, as `AMBIGUOUS_SEND_POLICY` says.
  */
 @Injectable()
-export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WindowCloser
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(WindowCloser.name);
   private stopping = false;
   private wake?: () => void;
@@ -61,10 +67,18 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
     this.loop = this.run();
   }
 
+  /** The stop's first step: no list is taken from here on. */
+  onModuleDestroy(): void {
+    this.stopping = true;
+    this.wake?.();
+  }
+
   /**
-   * Stops taking lists. The one in hand has a few seconds to finish; then it is given back, due
-   * at once for another replica (a `sending` mark kept, so that replica knows the request may
-   * have been written). Whatever this replica still does with it then is refused by the store.
+   * After the vendor client stopped (every destroy hook runs first): the list in hand has a few
+   * seconds to be published; then it is given back, due at once for another replica (a
+   * `sending` mark kept, so that replica knows the request may have been written). Nothing of
+   * it is written after that: the client is stopped, and every attempt first checks the list is
+   * still this replica's.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
@@ -161,7 +175,11 @@ export class WindowCloser implements OnApplicationBootstrap, BeforeApplicationSh
       else this.logger.log(line);
     } catch (error) {
       if (error instanceof ClaimLostError) {
-        this.logger.warn(`contact list ${list.name} was taken over before its request was sent`);
+        // Lost before a write (checked before every one: nothing was written) or before its id
+        // was stored: either way the owner it has now finishes it.
+        this.logger.warn(
+          `contact list ${list.name} is no longer this replica's; left to its owner`,
+        );
         return;
       }
       // The gate closed for good (shutdown), the store or Kafka failed: the list goes back, due

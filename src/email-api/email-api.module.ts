@@ -3,6 +3,7 @@ import {
   Module,
   type DynamicModule,
   type OnApplicationShutdown,
+  type OnModuleDestroy,
   type Type,
 } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
@@ -12,8 +13,11 @@ import { REQUEST_BUDGET, type RequestBudget } from './request-budget';
 import { VendorClient } from './vendor.client';
 
 @Module({})
-export class EmailApiModule implements OnApplicationShutdown {
-  constructor(@Inject(VendorClient) private readonly client: VendorClient) {}
+export class EmailApiModule implements OnModuleDestroy, OnApplicationShutdown {
+  constructor(
+    @Inject(VendorClient) private readonly client: VendorClient,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   /**
    * The client, pacing its requests by the `REQUEST_BUDGET` that `budgetModule` exports: the
@@ -34,6 +38,16 @@ export class EmailApiModule implements OnApplicationShutdown {
       ],
       exports: [VendorClient],
     };
+  }
+
+  /**
+   * The first step of a stop (Nest runs every module's destroy hook before anything else of it):
+   * no vendor request is written and no retry starts from here on; requests already on the wire
+   * get `SHUTDOWN_VENDOR_WAIT_MS` for their answer, then are aborted. What was not written goes
+   * back to the next owner, so the rest of the stop only gives back and commits.
+   */
+  async onModuleDestroy(): Promise<void> {
+    await this.client.stop(this.config.shutdownVendorWaitMs);
   }
 
   /** After the consumer stopped (Nest closes transports before this hook). */

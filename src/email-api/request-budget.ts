@@ -8,23 +8,13 @@ import type { VendorEndpointName } from './vendor.observer';
 export interface RequestBudget {
   /**
    * Resolves when a request to `endpoint` may be written; waits as long as the budget (or an
-   * unreachable store) says. Rejects with {@link BudgetClosedError} once the service stops.
+   * unreachable store) says. Rejects with `StoppingError` once it is closed.
    */
   take(endpoint: VendorEndpointName): Promise<void>;
   /** The vendor answered 429 with `Retry-After`: no request to `endpoint` for `ms`, anywhere. */
   shrink(endpoint: VendorEndpointName, ms: number): void;
-}
-
-/**
- * A wait for a token ended because the service is stopping: nothing was sent, so the action is
- * abandoned uncommitted (not failed) and redelivered. The retry layer lets it through untouched.
- */
-export class BudgetClosedError extends Error {
-  override readonly name = 'BudgetClosedError';
-
-  constructor() {
-    super('the service is stopping: no more vendor requests');
-  }
+  /** The service is stopping: every wait ends with `StoppingError`, and no token is granted. */
+  close?(): void;
 }
 
 /** For callers that keep no budget (tools, tests): every request may go at once. */

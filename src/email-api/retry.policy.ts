@@ -1,5 +1,4 @@
-import { BudgetClosedError } from './request-budget';
-import { VendorError, VendorNetworkError } from './vendor.errors';
+import { StoppingError, VendorError, VendorNetworkError } from './vendor.errors';
 
 export interface RetrySettings {
   /** Attempts in all, the first included. */
@@ -49,7 +48,7 @@ export class RetryPolicy {
       try {
         return { ok: true, value: await attempt(), attempts: n, ambiguousAttempts };
       } catch (thrown) {
-        if (thrown instanceof BudgetClosedError) throw thrown; // stopping: nothing was sent
+        if (thrown instanceof StoppingError) throw thrown; // stopping: nothing was sent
         const error =
           thrown instanceof VendorError
             ? thrown

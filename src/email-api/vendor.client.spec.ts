@@ -1,9 +1,10 @@
 import { inspect } from 'node:util';
 import { MockAgent, errors } from 'undici';
 import type { VendorConfig } from '../config/app-config';
-import { BudgetClosedError, type RequestBudget } from './request-budget';
+import type { RequestBudget } from './request-budget';
 import { VendorClient } from './vendor.client';
 import {
+  StoppingError,
   VendorAuthError,
   VendorConfigError,
   VendorError,
@@ -459,7 +460,7 @@ describe(VendorClient.name, () => {
       expect(steps.filter((s) => s.startsWith('shrink'))).toEqual(['shrink contacts 7000']);
     });
 
-    it("takes a campaign request's token before marking it as about to be written", async () => {
+    it("takes a campaign request's token before marking it, at every attempt", async () => {
       replySend(429, { message: 'slow down' }, { 'retry-after': '2' });
       replySend(200);
 
@@ -470,7 +471,13 @@ describe(VendorClient.name, () => {
         },
       });
 
-      expect(steps).toEqual(['take relay', 'mark sending', 'shrink relay 2000', 'take relay']);
+      expect(steps).toEqual([
+        'take relay',
+        'mark sending',
+        'shrink relay 2000',
+        'take relay',
+        'mark sending',
+      ]);
       expect(seen).toHaveLength(2);
     });
 
@@ -496,11 +503,11 @@ describe(VendorClient.name, () => {
         dispatcher: agent,
         sleep: () => Promise.resolve(),
         logger: { log: () => undefined, warn: () => undefined },
-        budget: { take: () => Promise.reject(new BudgetClosedError()), shrink: () => undefined },
+        budget: { take: () => Promise.reject(new StoppingError()), shrink: () => undefined },
       });
 
       await expect(client.createContactList({ name: 'Newsletter' })).rejects.toBeInstanceOf(
-        BudgetClosedError,
+        StoppingError,
       );
     });
   });

@@ -8,6 +8,7 @@ import { NO_BUDGET, type RequestBudget } from './request-budget';
 import { RetryPolicy } from './retry.policy';
 import { SecretRedactor } from './secret.redactor';
 import {
+  StoppingError,
   VendorAuthError,
   VendorConfigError,
   VendorError,
@@ -59,9 +60,10 @@ type Content = Omit<CampaignRequest, 'recipients'>;
 /** What a caller hears of a campaign send while it is under way. */
 export interface CampaignSendHooks {
   /**
-   * Called once per vendor request, just before it is first written (a connection is free for
-   * it), with the recipient indexes it carries. Resolves with those that may go; the others are
-   * withheld, reported as failed with a `VendorWithheldError`.
+   * Called before every attempt of a vendor request, retries included, with its budget token
+   * held and a connection free for it, and with the recipient indexes it still carries.
+   * Resolves with those that may go (their claims are still the caller's, and now marked); the
+   * others are withheld, reported as failed with a `VendorWithheldError`, and never written.
    */
   beforeWrite?: (indexes: number[]) => Promise<Set<number>>;
   /** Each request's outcome, the moment it is known. */
@@ -71,9 +73,10 @@ export interface CampaignSendHooks {
 /** What a caller hears of a contact-list creation while it is under way. */
 export interface ContactListHooks {
   /**
-   * Called once, with the budget's token held, just before the first write (so that a request
-   * still waiting for a token is never recorded as about to be written). A rejection ends the
-   * creation with that error, and nothing is sent.
+   * Called before every attempt, retries included, with the budget's token held, just before
+   * the write (so that a request still waiting for a token is never recorded as about to be
+   * written, and one whose list was given back or lost meanwhile is not written at all). A
+   * rejection ends the creation with that error, and nothing more is sent.
    */
   beforeWrite?: () => Promise<void>;
 }
@@ -102,6 +105,12 @@ export class VendorClient {
   /** The same for contact lists, so that a token is taken only once a connection is free. */
   private readonly contactSlots: LimitFunction;
   private readonly budget: RequestBudget;
+  /** Aborted by {@link stop}: from then on no request is written and no retry starts. */
+  private readonly stopping = new AbortController();
+  /** Rejects with `StoppingError` when the stop begins: a retry's wait ends there. */
+  private readonly stopped: Promise<never>;
+  /** Requests written and not yet answered, each with what aborts it at the stop's deadline. */
+  private readonly onTheWire = new Map<AbortController, Promise<unknown>>();
 
   constructor(
     private readonly config: VendorConfig,
@@ -116,6 +125,11 @@ export class VendorClient {
     this.logger = deps.logger ?? new Logger(VendorClient.name);
     this.observer = deps.observer;
     this.budget = deps.budget ?? NO_BUDGET;
+    this.stopped = new Promise<never>((_, reject) =>
+      this.stopping.signal.addEventListener('abort', () => reject(new StoppingError())),
+    );
+    this.stopped.catch(() => undefined); // observed by whichever wait races it
+    const sleep = deps.sleep ?? ((ms: number) => delay(ms));
     this.transport = new VendorTransport({
       connections: config.poolConnections,
       connectTimeoutMs: config.connectTimeoutMs,
@@ -144,7 +158,7 @@ export class VendorClient {
       },
       {
         random: deps.random ?? Math.random,
-        sleep: deps.sleep ?? ((ms) => delay(ms)),
+        sleep: (ms) => Promise.race([sleep(ms), this.stopped]),
         warn: (message) => this.logger.warn(message),
       },
     );
@@ -208,25 +222,20 @@ export class VendorClient {
   ): Promise<ContactListCreated> {
     checkContactList(request);
     const body = JSON.stringify(request);
-    let first = true;
     let refused: { error: unknown } | undefined;
+    const beforeWrite = async (): Promise<string> => {
+      await hooks.beforeWrite?.().catch((error: unknown) => {
+        refused = { error };
+        throw error; // not retriable for the retry layer: it stops at once
+      });
+      return body;
+    };
     const outcome = await this.retry.run(
       'contact creation',
       () =>
-        this.contactSlots(async () => {
-          const tokenTaken = first;
-          if (first) {
-            first = false;
-            await this.budget.take('contacts');
-            await hooks.beforeWrite?.().catch((error: unknown) => {
-              refused = { error };
-              throw error; // not retriable for the retry layer: it stops at once
-            });
-          }
-          return parseContactListResponse(
-            await this.post('contacts', this.contacts, body, tokenTaken),
-          );
-        }),
+        this.contactSlots(async () =>
+          parseContactListResponse((await this.post('contacts', this.contacts, beforeWrite))!),
+        ),
       this.retried('contacts'),
     );
     if (refused) throw refused.error;
@@ -234,27 +243,56 @@ export class VendorClient {
     throw outcome.error;
   }
 
+  /**
+   * The stop: from now on no request is written and no retry starts (each ends with
+   * `StoppingError`: nothing was sent, so the work goes back to whoever takes it next), and the
+   * budget's waits end. Requests already on the wire get `waitMs` for their answer; any still
+   * unanswered then is aborted, its fate unknown (an ambiguous failure). Resolves once none is
+   * left on the wire.
+   */
+  async stop(waitMs: number): Promise<void> {
+    if (!this.stopping.signal.aborted) {
+      this.stopping.abort();
+      this.budget.close?.();
+    }
+    const writes = [...this.onTheWire.values()];
+    if (writes.length === 0) return;
+    const deadline = setTimeout(() => {
+      for (const abort of this.onTheWire.keys()) abort.abort();
+    }, waitMs);
+    await Promise.allSettled(writes);
+    clearTimeout(deadline);
+  }
+
   async close(): Promise<void> {
     await this.transport.close();
   }
 
   /**
-   * One HTTP attempt, the one place attempts go out: it takes its budget token first (unless
-   * the caller took it already), inside the caller's connection slot, so that little but the
-   * write itself lies between the token and the vendor. A 429 with `Retry-After` holds back
-   * every replica; the retry's own wait for it then ends at the same moment, so the two do not
-   * add up. Its duration and status go to the observer.
+   * One HTTP attempt, first or retry alike: the one place attempts go out. Inside the caller's
+   * connection slot it takes its budget token, then asks the caller's `beforeWrite` for the body
+   * (is the work still the caller's? then it is marked), and writes it at once: nothing is
+   * written once the stop began, and nothing whose owner gave it back or lost it. Undefined when
+   * `beforeWrite` left nothing to send. A 429 with `Retry-After` holds back every replica; the
+   * retry's own wait for it then ends at the same moment, so the two do not add up. Its duration
+   * and status go to the observer.
    */
   private async post(
     name: VendorEndpointName,
     endpoint: VendorEndpoint,
-    body: string | Buffer,
-    tokenTaken = false,
-  ): Promise<VendorReply> {
-    if (!tokenTaken) await this.budget.take(name);
+    beforeWrite: () => Promise<string | Buffer | undefined>,
+  ): Promise<VendorReply | undefined> {
+    this.refuseOnceStopping();
+    await this.budget.take(name);
+    this.refuseOnceStopping();
+    const body = await beforeWrite();
+    if (body === undefined) return undefined;
+    const abort = new AbortController();
     const started = performance.now();
+    const writing = this.transport.post(endpoint, body, abort.signal);
+    this.onTheWire.set(abort, writing);
     try {
-      const reply = await this.transport.post(endpoint, body);
+      const reply = await writing;
       this.observer?.vendorRequest(
         name,
         String(reply.status),
@@ -267,7 +305,13 @@ export class VendorClient {
         this.budget.shrink(name, error.retryAfterMs);
       }
       throw error;
+    } finally {
+      this.onTheWire.delete(abort);
     }
+  }
+
+  private refuseOnceStopping(): void {
+    if (this.stopping.signal.aborted) throw new StoppingError();
   }
 
   private retried(name: VendorEndpointName): ((error: VendorError) => void) | undefined {
@@ -282,23 +326,24 @@ export class VendorClient {
       return;
     }
     let body: Buffer | undefined;
+    // Before every attempt: only the recipients whose claims are still held go, marked.
+    const beforeWrite = async (): Promise<Buffer | undefined> => {
+      const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
+      const withheld = indexes.filter((i) => !allowed.has(i));
+      if (withheld.length > 0) {
+        report(send, failed(new VendorWithheldError(), withheld));
+        indexes = indexes.filter((i) => allowed.has(i));
+        body = undefined;
+      }
+      if (indexes.length === 0) return undefined;
+      return (body ??= campaignBody(send.content, send.to, indexes, send.json));
+    };
     const outcome = await this.retry.run(
       'campaign send',
       () =>
         this.relaySlots(async () => {
-          let tokenTaken = false;
-          if (body === undefined) {
-            // The token before the mark: a request still waiting for one is not "maybe sent".
-            await this.budget.take('relay');
-            tokenTaken = true;
-            const allowed = (await send.hooks.beforeWrite?.(indexes)) ?? new Set(indexes);
-            const withheld = indexes.filter((i) => !allowed.has(i));
-            if (withheld.length > 0) report(send, failed(new VendorWithheldError(), withheld));
-            indexes = indexes.filter((i) => allowed.has(i));
-            if (indexes.length === 0) return undefined;
-            body = campaignBody(send.content, send.to, indexes, send.json);
-          }
-          return parseCampaignResponse(await this.post('relay', this.relay, body, tokenTaken));
+          const reply = await this.post('relay', this.relay, beforeWrite);
+          return reply && parseCampaignResponse(reply);
         }),
       this.retried('relay'),
     );

@@ -100,3 +100,15 @@ const RETRIABLE_STATUS = new Set([408, 425, 429]);
 export function isRetriableStatus(status: number): boolean {
   return status >= 500 || RETRIABLE_STATUS.has(status);
 }
+
+/**
+ * The service is stopping: nothing was written, so the work goes back, uncommitted, to whoever
+ * takes it next. Not a `VendorError`: it says nothing of the vendor, and never becomes an outcome.
+ */
+export class StoppingError extends Error {
+  override readonly name = 'StoppingError';
+
+  constructor() {
+    super('the service is stopping: no more vendor requests');
+  }
+}

@@ -95,8 +95,15 @@ export class VendorTransport {
     return { label, origin: url.origin, path, auth } satisfies VendorEndpoint;
   }
 
-  /** Resolves with a 2xx answer's parsed JSON; anything else rejects with a `VendorError`. */
-  async post(endpoint: VendorEndpoint, body: string | Buffer): Promise<VendorReply> {
+  /**
+   * Resolves with a 2xx answer's parsed JSON; anything else rejects with a `VendorError`.
+   * `signal` aborts the request (at the stop's deadline): written and unanswered, it is ambiguous.
+   */
+  async post(
+    endpoint: VendorEndpoint,
+    body: string | Buffer,
+    signal?: AbortSignal,
+  ): Promise<VendorReply> {
     const dispatcher = this.options.dispatcher ?? this.pools.get(endpoint.origin)!;
     let response: Dispatcher.ResponseData;
     try {
@@ -110,8 +117,10 @@ export class VendorTransport {
           ...endpoint.auth,
         },
         body,
+        signal,
       });
     } catch (error) {
+      if (signal?.aborted) throw abortedAtStop(endpoint.label);
       throw this.networkError(endpoint.label, error);
     }
     const { statusCode: status, headers } = response;
@@ -120,6 +129,7 @@ export class VendorTransport {
     try {
       text = await readCapped(response.body);
     } catch {
+      if (signal?.aborted) throw abortedAtStop(endpoint.label);
       // After a 2xx the vendor has acted: a retry could send twice, so this is not retriable.
       if (success) {
         throw new VendorResponseError(
@@ -193,6 +203,19 @@ export class VendorTransport {
     }
     return this.options.redactor.vendorMessage(message);
   }
+}
+
+/**
+ * A request the stop aborted while the vendor held it: it may have acted on it. Retriable, so
+ * that no caller turns it into a failed outcome; the stopped client starts no retry of it.
+ */
+function abortedAtStop(label: string): VendorNetworkError {
+  return new VendorNetworkError(
+    `${label}: no answer before the stop's deadline; aborted`,
+    'UND_ERR_ABORTED',
+    true,
+    { ambiguous: true },
+  );
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {

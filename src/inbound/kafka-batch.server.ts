@@ -35,8 +35,6 @@ export interface KafkaBatchServerOptions {
   sessionTimeoutMs: number;
   /** Partitions whose batches are handed over at once. */
   partitionsConcurrently: number;
-  /** Called when a stop begins, before waiting for in-flight records (flush pending batches). */
-  beforeStop?: () => Promise<void>;
   /** Whether fetching a topic that does not exist may make the broker create it. */
   allowAutoTopicCreation: boolean;
   /** Consumption pauses while this says closed, and resumes when it opens. */
@@ -136,11 +134,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     clearInterval(this.commitTimer);
     for (const timer of this.rewindTimers) clearTimeout(timer);
     this.pauses?.stop();
-    // Send what is still gathering now rather than after its linger; not awaited, because the
-    // records waiting on it are what the drain below waits for.
-    this.options
-      .beforeStop?.()
-      .catch((e: Error) => this.logger.warn(`flush at stop: ${e.message}`));
     const drained = await settleWithin(this.records.drained(), this.options.shutdownTimeoutMs);
     if (drained.kind === 'timeout') {
       this.logger.warn(
