@@ -6,6 +6,9 @@ import { kafkaSecrets, kafkaSecurityFrom, redactKafkaSecurity } from './kafka-se
  * Where each validated variable lands in `AppConfig`. The sections' types below are inferred
  * from it, so a new setting is its field in `environment.dto.ts` plus one line here.
  */
+/** A stop's wait for vendor requests on the wire, unless SHUTDOWN_VENDOR_WAIT_MS says. */
+const DEFAULT_VENDOR_WAIT_MS = 5_000;
+
 function sectionsFrom(env: EnvironmentVariables) {
   return {
     mode: env.MAILBRIDGE_MODE,
@@ -133,7 +136,9 @@ function sectionsFrom(env: EnvironmentVariables) {
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     /** How long a stop waits for vendor requests already written before aborting them. */
-    shutdownVendorWaitMs: env.SHUTDOWN_VENDOR_WAIT_MS,
+    shutdownVendorWaitMs:
+      env.SHUTDOWN_VENDOR_WAIT_MS ??
+      Math.min(DEFAULT_VENDOR_WAIT_MS, Math.floor(env.SHUTDOWN_TIMEOUT_MS / 3)),
   };
 }
 

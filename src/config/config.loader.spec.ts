@@ -24,6 +24,9 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 describe(loadConfig.name, () => {
   it('keeps the stop’s wait for the vendor below the stop’s own bound', () => {
     expect(loadConfig(production).shutdownVendorWaitMs).toBe(5_000);
+    expect(loadConfig({ ...production, SHUTDOWN_TIMEOUT_MS: '3000' }).shutdownVendorWaitMs).toBe(
+      1_000,
+    );
     expect(
       problemsOf({ ...production, SHUTDOWN_TIMEOUT_MS: '4000', SHUTDOWN_VENDOR_WAIT_MS: '4000' }),
     ).toEqual(['SHUTDOWN_VENDOR_WAIT_MS must be below SHUTDOWN_TIMEOUT_MS']);

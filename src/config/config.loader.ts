@@ -74,6 +74,7 @@ function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   if (inScope('VENDOR_CONTACTS_RATE')) problems.push(...checkVendorRates(vars));
   if (
     inScope('SHUTDOWN_VENDOR_WAIT_MS') &&
+    vars.SHUTDOWN_VENDOR_WAIT_MS !== undefined &&
     vars.SHUTDOWN_VENDOR_WAIT_MS >= vars.SHUTDOWN_TIMEOUT_MS
   ) {
     problems.push('SHUTDOWN_VENDOR_WAIT_MS must be below SHUTDOWN_TIMEOUT_MS');

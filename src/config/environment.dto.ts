@@ -633,11 +633,12 @@ export class EnvironmentVariables {
 
   /**
    * How long a stop waits for vendor requests already written; then they are aborted (their fate
-   * unknown). Below SHUTDOWN_TIMEOUT_MS, so that the stop ends within it whatever the vendor does.
+   * unknown). Below SHUTDOWN_TIMEOUT_MS, so that the stop ends within it whatever the vendor does;
+   * unset, 5 s or a third of SHUTDOWN_TIMEOUT_MS, whichever is shorter.
    */
-  @Default('5000')
+  @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  SHUTDOWN_VENDOR_WAIT_MS!: number;
+  SHUTDOWN_VENDOR_WAIT_MS?: number;
 }

@@ -4,6 +4,7 @@ import { endSpan, type Tracing } from '../tracing/tracing';
 import type { CampaignContent } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { StoppingError } from '../email-api/vendor.errors';
+import { systemClock, type Clock } from './clock';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { HeldClaim, IdempotencyStore } from '../idempotency/idempotency.store';
 import type { CampaignSendHooks } from '../email-api/vendor.client';
@@ -94,7 +95,8 @@ interface OpenBatch {
   count: number;
   bytes: number;
   openedAt: number;
-  timer?: NodeJS.Timeout;
+  /** Cancels the linger's timer. */
+  cancelTimer?: () => void;
 }
 
 /** The shortest wait between two looks at the backlog while a request keeps gathering. */
@@ -128,6 +130,7 @@ export class CampaignBatcher {
     private readonly options: CampaignBatcherOptions,
     private readonly ledger?: SendLedger,
     private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   add(
@@ -174,10 +177,10 @@ export class CampaignBatcher {
         emails: new Set(),
         count: 0,
         bytes: Buffer.byteLength(JSON.stringify(content)),
-        openedAt: Date.now(),
+        openedAt: this.clock.now(),
       };
       this.open.set(batchKey, batch);
-      batch.timer = setTimeout(() => this.lingered(batchKey), this.options.lingerMs);
+      batch.cancelTimer = this.clock.after(this.options.lingerMs, () => this.lingered(batchKey));
     }
     batch.entries.push({ recipients, json, action, settle });
     for (const address of addresses) batch.emails.add(address);
@@ -195,7 +198,7 @@ export class CampaignBatcher {
   stop(): void {
     this.stopped = true;
     for (const batch of this.open.values()) {
-      clearTimeout(batch.timer);
+      batch.cancelTimer?.();
       for (const entry of batch.entries) entry.settle.failed(new StoppingError());
     }
     this.open.clear();
@@ -219,11 +222,11 @@ export class CampaignBatcher {
   private lingered(batchKey: string): void {
     const batch = this.open.get(batchKey);
     if (!batch) return;
-    const elapsed = Date.now() - batch.openedAt;
+    const elapsed = this.clock.now() - batch.openedAt;
     const left = (this.options.maxLingerMs ?? 0) - elapsed;
     if (left > 0 && this.fillsWithin(batch, elapsed, left)) {
       const recheck = Math.min(Math.max(this.options.lingerMs, RECHECK_MIN_MS), left);
-      batch.timer = setTimeout(() => this.lingered(batchKey), recheck);
+      batch.cancelTimer = this.clock.after(recheck, () => this.lingered(batchKey));
       return;
     }
     this.flush(batchKey);
@@ -247,7 +250,7 @@ export class CampaignBatcher {
     const batch = this.open.get(batchKey);
     if (!batch) return;
     this.open.delete(batchKey);
-    clearTimeout(batch.timer);
+    batch.cancelTimer?.();
     const sending = this.send(batch).finally(() => this.inFlight.delete(sending));
     this.inFlight.add(sending);
   }

@@ -1,6 +1,6 @@
 /**
  * Where time-driven code reads the clock: the vendor gate's pause, the action runner's busy wait
- * and claim renewal. Specs give a fake one and move time on by hand, so that a 30 s pause or a
+ * and claim renewal, the batcher's linger, the windows' naming, the window closer's loop. Specs give a fake one and move time on by hand, so that a 30 s pause or a
  * claim renewed for a minute takes no real time. Delivery holds it because dispatch, the other
  * user, may import delivery (`.dependency-cruiser.cjs`); it is no delivery concept.
  */

@@ -12,7 +12,7 @@ import { ContactListBatcher } from './contact-list.batcher';
 import { ContactListWindows } from './contact-list.windows';
 import { ConsumerBacklog } from './consumer-backlog';
 import { DeliveryService } from './delivery.service';
-import { CLOCK, systemClock } from './clock';
+import { CLOCK, systemClock, type Clock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
 import { Tracing } from '../tracing/tracing';
 import { VendorGate } from './vendor.gate';
@@ -38,6 +38,7 @@ import { VendorGate } from './vendor.gate';
         IDEMPOTENCY_STORE,
         Tracing,
         ConsumerBacklog,
+        CLOCK,
       ],
       useFactory: (
         vendor: VendorClient,
@@ -46,6 +47,7 @@ import { VendorGate } from './vendor.gate';
         store: IdempotencyStore,
         tracing: Tracing,
         backlog: ConsumerBacklog,
+        clock: Clock,
       ) =>
         new CampaignBatcher(
           campaignSenderOf(vendor, metrics),
@@ -59,6 +61,7 @@ import { VendorGate } from './vendor.gate';
           },
           store,
           tracing,
+          clock,
         ),
     },
     {
@@ -69,12 +72,15 @@ import { VendorGate } from './vendor.gate';
     },
     {
       provide: ContactListWindows,
-      inject: [AppConfig],
-      useFactory: ({ batching }: AppConfig) =>
-        new ContactListWindows({
-          namePattern: batching.contactListNamePattern,
-          clockSkewMs: batching.contactListClockSkewMs,
-        }),
+      inject: [AppConfig, CLOCK],
+      useFactory: ({ batching }: AppConfig, clock: Clock) =>
+        new ContactListWindows(
+          {
+            namePattern: batching.contactListNamePattern,
+            clockSkewMs: batching.contactListClockSkewMs,
+          },
+          () => clock.now(),
+        ),
     },
     { provide: CLOCK, useValue: systemClock },
     ConsumerBacklog,

@@ -1,5 +1,6 @@
 import {
   Inject,
+  Logger,
   Module,
   type DynamicModule,
   type OnApplicationShutdown,
@@ -14,6 +15,8 @@ import { VendorClient } from './vendor.client';
 
 @Module({})
 export class EmailApiModule implements OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger('VendorClient');
+
   constructor(
     @Inject(VendorClient) private readonly client: VendorClient,
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -47,7 +50,11 @@ export class EmailApiModule implements OnModuleDestroy, OnApplicationShutdown {
    * back to the next owner, so the rest of the stop only gives back and commits.
    */
   async onModuleDestroy(): Promise<void> {
-    await this.client.stop(this.config.shutdownVendorWaitMs);
+    const waitMs = this.config.shutdownVendorWaitMs;
+    const { onTheWire, aborted } = await this.client.stop(waitMs);
+    this.logger.log(
+      `vendor requests stopped: ${onTheWire} on the wire at the stop, ${aborted} of them aborted unanswered after ${waitMs} ms (ambiguous)`,
+    );
   }
 
   /** After the consumer stopped (Nest closes transports before this hook). */

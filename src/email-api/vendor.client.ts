@@ -248,20 +248,25 @@ export class VendorClient {
    * `StoppingError`: nothing was sent, so the work goes back to whoever takes it next), and the
    * budget's waits end. Requests already on the wire get `waitMs` for their answer; any still
    * unanswered then is aborted, its fate unknown (an ambiguous failure). Resolves once none is
-   * left on the wire.
+   * left on the wire, with how many were on it and how many of those were aborted.
    */
-  async stop(waitMs: number): Promise<void> {
+  async stop(waitMs: number): Promise<{ onTheWire: number; aborted: number }> {
     if (!this.stopping.signal.aborted) {
       this.stopping.abort();
       this.budget.close?.();
     }
     const writes = [...this.onTheWire.values()];
-    if (writes.length === 0) return;
+    let aborted = 0;
+    if (writes.length === 0) return { onTheWire: 0, aborted };
     const deadline = setTimeout(() => {
-      for (const abort of this.onTheWire.keys()) abort.abort();
+      for (const abort of this.onTheWire.keys()) {
+        abort.abort();
+        aborted++;
+      }
     }, waitMs);
     await Promise.allSettled(writes);
     clearTimeout(deadline);
+    return { onTheWire: writes.length, aborted };
   }
 
   async close(): Promise<void> {

@@ -58,7 +58,7 @@ describe('VendorClient.stop against the sandbox over loopback', () => {
     });
 
     const started = Date.now();
-    await client.stop(200);
+    expect(await client.stop(200)).toEqual({ onTheWire: 1, aborted: 1 });
     const stoppedAfter = Date.now() - started;
 
     expect(stoppedAfter).toBeGreaterThanOrEqual(190);
@@ -76,7 +76,7 @@ describe('VendorClient.stop against the sandbox over loopback', () => {
       what: 'the vendor holding the request',
     });
 
-    await client.stop(5_000);
+    expect(await client.stop(5_000)).toEqual({ onTheWire: 1, aborted: 0 });
 
     const [result] = await sending;
     expect(result.ok).toBe(true);
