@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   const admin = kafka.admin();
   try {
     say(
-      `src ${meta.srcCommit}; starting the broker on ${options.kafkaPort} and Redis on ${options.redisPort}`,
+      `src ${meta.srcCommit}; ${options.graceful ? 'a graceful round (SIGTERM restarts, no kill -9); ' : ''}starting the broker on ${options.kafkaPort} and Redis on ${options.redisPort}`,
     );
     await broker.start();
     await redis.start();

@@ -3,6 +3,8 @@ import type { ChaosOptions } from '../config/chaos-options';
 /** One fault, at `atMs` after the load started; `pick` in [0, 1) chooses among live instances. */
 export type FaultStep =
   | { atMs: number; kind: 'kill'; pick: number; restartAfterMs: number }
+  /** A graceful round's kill: SIGTERM, and a restart `restartAfterMs` after the process exited. */
+  | { atMs: number; kind: 'sigterm-restart'; pick: number; restartAfterMs: number }
   | { atMs: number; kind: 'sigterm'; restartAfterMs: number }
   | { atMs: number; kind: 'scale-up' }
   | { atMs: number; kind: 'scale-down' }
@@ -15,10 +17,14 @@ const WINDOW = { from: 0.05, to: 0.9 };
 /**
  * Every fault of a run, drawn up front from the seeded generator, so a seed gives the same
  * schedule on every run. Broker restarts and third-replica cycles are spread over equal
- * segments of the window (never two at once); kills fall anywhere.
+ * segments of the window (never two at once); kills fall anywhere. A graceful round draws the
+ * same kills and plays each as a SIGTERM restart instead.
  */
 export function planFaults(
-  options: Pick<ChaosOptions, 'kills' | 'brokerRestarts' | 'redisRestarts' | 'scaleCycles'>,
+  options: Pick<
+    ChaosOptions,
+    'kills' | 'brokerRestarts' | 'redisRestarts' | 'scaleCycles' | 'graceful'
+  >,
   loadMs: number,
   random: () => number,
 ): FaultStep[] {
@@ -58,8 +64,9 @@ export function planFaults(
     kind: 'sigterm',
     restartAfterMs: restartDelay(),
   });
+  const kind = options.graceful ? 'sigterm-restart' : 'kill';
   for (let i = 0; i < options.kills; i++) {
-    steps.push({ atMs: anywhere(), kind: 'kill', pick: random(), restartAfterMs: restartDelay() });
+    steps.push({ atMs: anywhere(), kind, pick: random(), restartAfterMs: restartDelay() });
   }
   return steps.sort((x, y) => x.atMs - y.atMs);
 }

@@ -9,6 +9,10 @@ export interface FaultLog {
   kills: number;
   /** Kills that found no running instance to kill. */
   killsSkipped: number;
+  /** A graceful round's kills: SIGTERM, then a restart after the delay a kill would have had. */
+  sigtermRestarts: number;
+  /** SIGTERM restarts that found no running instance to stop. */
+  sigtermRestartsSkipped: number;
   sigterms: number;
   scaleUps: number;
   scaleDowns: number;
@@ -26,7 +30,7 @@ export interface FaultLog {
 export const EXTRA_SLOT = 'c';
 /** An instance younger than this is only killed when no older one runs: a kill should hit work. */
 const PREFERRED_MIN_AGE_MS = 3_000;
-/** Longest a kill waits for an instance to be running; restarts come within 5 s. */
+/** Longest a kill or SIGTERM restart waits for a running instance; restarts come within 5 s. */
 const KILL_WAIT_MS = 15_000;
 
 /**
@@ -39,6 +43,8 @@ export class FaultRunner {
     timeline: [],
     kills: 0,
     killsSkipped: 0,
+    sigtermRestarts: 0,
+    sigtermRestartsSkipped: 0,
     sigterms: 0,
     scaleUps: 0,
     scaleDowns: 0,
@@ -78,6 +84,17 @@ export class FaultRunner {
         this.note(`kill -9 ${target}, restart in ${step.restartAfterMs} ms`);
         return this.pool.kill(target, step.restartAfterMs);
       }
+      case 'sigterm-restart': {
+        const target = await this.pickWhenRunning(step.pick);
+        if (!target) {
+          this.log.sigtermRestartsSkipped++;
+          return this.note('SIGTERM restart skipped: no instance running');
+        }
+        this.log.sigtermRestarts++;
+        this.note(`SIGTERM ${target}, restart ${step.restartAfterMs} ms after it exits`);
+        // In the background, as a stop may take up to SHUTDOWN_TIMEOUT_MS: the next fault is due.
+        return this.background(this.pool.terminate(target, 'SIGTERM restart', step.restartAfterMs));
+      }
       case 'sigterm': {
         // The longest-running instance: the one most certainly holding partitions and work.
         const target = this.pool.live()[0];
@@ -97,41 +114,46 @@ export class FaultRunner {
         this.note(`third replica ${EXTRA_SLOT} leaves (SIGTERM)`);
         if (!this.pool.live().includes(EXTRA_SLOT)) return this.pool.retire(EXTRA_SLOT);
         return this.background(this.pool.terminate(EXTRA_SLOT, 'scale-down under load'));
-      case 'broker-restart': {
-        const atMs = this.now();
-        this.note('broker restart (data kept)');
-        return this.background(
-          this.broker.restart().then(
-            (tookMs) => {
-              this.log.brokerRestarts.push({ atMs, tookMs });
-              this.note(`broker back after ${tookMs} ms`);
-            },
-            (error: Error) =>
-              this.log.brokerRestarts.push({ atMs, tookMs: -1, error: error.message }),
-          ),
-        );
-      }
-      case 'redis-restart': {
-        const atMs = this.now();
-        this.note(`Redis kill -9, down for ${step.downMs} ms`);
-        return this.background(
-          this.redis.restart(step.downMs).then(
-            (keys) => {
-              this.log.redisRestarts.push({ atMs, downMs: step.downMs, ...keys });
-              this.note(`Redis back with ${keys.keysAfter} keys (${keys.keysBefore} before)`);
-            },
-            (error: Error) =>
-              this.log.redisRestarts.push({
-                atMs,
-                downMs: step.downMs,
-                keysBefore: -1,
-                keysAfter: -1,
-                error: error.message,
-              }),
-          ),
-        );
-      }
+      case 'broker-restart':
+        return this.restartBroker();
+      case 'redis-restart':
+        return this.restartRedis(step.downMs);
     }
+  }
+
+  private restartBroker(): void {
+    const atMs = this.now();
+    this.note('broker restart (data kept)');
+    this.background(
+      this.broker.restart().then(
+        (tookMs) => {
+          this.log.brokerRestarts.push({ atMs, tookMs });
+          this.note(`broker back after ${tookMs} ms`);
+        },
+        (error: Error) => this.log.brokerRestarts.push({ atMs, tookMs: -1, error: error.message }),
+      ),
+    );
+  }
+
+  private restartRedis(downMs: number): void {
+    const atMs = this.now();
+    this.note(`Redis kill -9, down for ${downMs} ms`);
+    this.background(
+      this.redis.restart(downMs).then(
+        (keys) => {
+          this.log.redisRestarts.push({ atMs, downMs, ...keys });
+          this.note(`Redis back with ${keys.keysAfter} keys (${keys.keysBefore} before)`);
+        },
+        (error: Error) =>
+          this.log.redisRestarts.push({
+            atMs,
+            downMs,
+            keysBefore: -1,
+            keysAfter: -1,
+            error: error.message,
+          }),
+      ),
+    );
   }
 
   /** Every instance may be down at once (killed, restarting): a kill waits for one to come back. */

@@ -7,6 +7,13 @@ import type { Termination } from '../service/instance-pool';
 export interface ChaosRunReport {
   policy: Policy;
   runId: string;
+  /**
+   * A graceful round (`--graceful`): SIGTERM restarts instead of kills, no broker or Redis
+   * restarts unless asked, and a stricter verdict. Absent from reports written before it existed.
+   */
+  graceful?: boolean;
+  /** What a SIGTERM stop may take: SHUTDOWN_TIMEOUT_MS, plus the margin outside a graceful round. */
+  sigtermBoundMs?: number;
   startedAt: string;
   durationSeconds: number;
   load: {
@@ -23,6 +30,8 @@ export interface ChaosRunReport {
   };
   faults: Omit<FaultLog, 'timeline'> & {
     killsPlanned: number;
+    /** A graceful round's kills, played as SIGTERM restarts. */
+    sigtermRestartsPlanned: number;
     brokerRestartsPlanned: number;
     redisRestartsPlanned: number;
     rebalances: { started: number; stabilized: number; membershipChanges: number };

@@ -1,3 +1,5 @@
+import { slowestStop } from '../analysis/verdict';
+import type { ChaosOptions } from '../config/chaos-options';
 import type { ChaosReport, ChaosRunReport } from './chaos-report';
 import { summaryTable } from './summary-table';
 
@@ -6,7 +8,7 @@ export function markdownReport(report: ChaosReport): string {
   const { meta } = report;
   const o = meta.options;
   const lines = [
-    `# mailbridge chaos run ${meta.startedAt.slice(0, 16).replace('T', ' ')}`,
+    `# mailbridge chaos run ${meta.startedAt.slice(0, 16).replace('T', ' ')}${o.graceful ? ' (graceful round)' : ''}`,
     '',
     `Command: \`${meta.command}\` (seed ${o.seed}); src at \`${meta.srcCommit}\`, HEAD \`${meta.headCommit}\`; ` +
       `${meta.durationSeconds} s in all.`,
@@ -15,6 +17,7 @@ export function markdownReport(report: ChaosReport): string {
     `Setup: one broker (KRaft, restarted on its data dir), one Redis (append-only, fsync always), the sandbox ` +
       `with every request recorded, 2 replicas plus a third that comes and goes, ${o.partitions} partitions; ` +
       `vendor faults on ${(o.faultShare * 100).toFixed(0)} % of requests during the load (503, 429 + Retry-After, resets, hangs).`,
+    ...(o.graceful ? [gracefulRound(o)] : []),
     `Instances: \`node ${[...meta.runtime.nodeFlags, 'dist/main.js'].join(' ')}\` with ` +
       `\`NODE_OPTIONS="${meta.runtime.nodeOptions}"\` (the image's unless \`--service-env\` replaced it).`,
     'Reading the figures: the sandbox never acts on a request it hangs or resets, so a double can only come ' +
@@ -28,12 +31,32 @@ export function markdownReport(report: ChaosReport): string {
   return lines.join('\n') + '\n';
 }
 
+/** What a graceful round changed and how it is judged, for a reader who knows the normal one. */
+function gracefulRound(o: ChaosOptions): string {
+  return (
+    `Round: **graceful**. Every instance change is a SIGTERM: ${o.kills} stops restarted 0-5 s after ` +
+    `the process exited (where a normal round kills -9), third-replica cycles: ${o.scaleCycles}, and ` +
+    `one stop under load; ${o.brokerRestarts} broker and ${o.redisRestarts} Redis restarts. ` +
+    'Judged more strictly than a normal round: no contact list created twice under any policy, ' +
+    `every SIGTERM exit 0 within SHUTDOWN_TIMEOUT_MS (${o.shutdownTimeoutMs} ms, no margin), ` +
+    'consumer-group lag 0, every ambiguous send marked; doubles only as ambiguous ones, as ever.'
+  );
+}
+
 function runSection(run: ChaosRunReport): string[] {
   const a = run.audit;
   const out = [`## Policy \`${run.policy}\` (${run.runId})`, ''];
   out.push(run.failures.length === 0 ? 'Verdict: pass.' : 'Verdict: **fail**:');
   for (const failure of run.failures) out.push(`- ${failure}`);
   out.push('');
+  const slowest = slowestStop(run);
+  if (slowest && run.sigtermBoundMs !== undefined) {
+    out.push(
+      `Slowest SIGTERM stop: ${slowest.exitMs} ms (${slowest.slot}, ${slowest.reason}, exit ${slowest.exit}); ` +
+        `bound ${run.sigtermBoundMs} ms${run.graceful ? ' (graceful round: SHUTDOWN_TIMEOUT_MS itself)' : ''}.`,
+      '',
+    );
+  }
   const examples = [
     ...a.examples.lost.map((e) => `lost: ${e}`),
     ...a.examples.unexplainedDoubles.map((e) => `unexplained double: ${e}`),

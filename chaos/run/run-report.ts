@@ -1,6 +1,6 @@
 import { auditActions } from '../analysis/action-audit';
-import { vendorLedger } from '../analysis/vendor-ledger';
-import { verdict, withinBound } from '../analysis/verdict';
+import { vendorLedger, type VendorLedger } from '../analysis/vendor-ledger';
+import { sigtermBoundMs, verdict, withinBound } from '../analysis/verdict';
 import type { ChaosOptions, Policy } from '../config/chaos-options';
 import type { FaultStep } from '../faults/fault-plan';
 import type { FaultLog } from '../faults/fault-runner';
@@ -47,31 +47,15 @@ export function assembleReport(p: RunParts): ChaosRunReport {
     p.expected.map((a) => a.eventId).filter((id) => !p.input.ids.has(id)),
   );
   const audit = auditActions(given, p.collector.byAction, ledger, p.policy, p.faultsOffAt);
-  const known = new Set(p.expected.map((a) => a.email.toLowerCase()));
-  const foreign = [...ledger.campaignAccepted.keys(), ...ledger.listAccepted.keys()].filter(
-    (e) => !known.has(e),
-  );
-  const twice = [...ledger.listsByName].filter(([, n]) => n > 1);
-  const stats = vendor.stats;
   const rel = (at: number) => at - p.loadStart;
-  const planned = (kind: FaultStep['kind']) => p.plan.filter((s) => s.kind === kind).length;
   const { timeline, ...faultCounts } = p.faultLog;
-  const counters = {
-    ambiguousSends: undefined as number | undefined,
-    possibleDuplicateSends: undefined as number | undefined,
-  };
-  for (const reading of pool.counters.values()) {
-    if (reading.ambiguousSends !== undefined)
-      counters.ambiguousSends = (counters.ambiguousSends ?? 0) + reading.ambiguousSends;
-    if (reading.possibleDuplicateSends !== undefined) {
-      counters.possibleDuplicateSends =
-        (counters.possibleDuplicateSends ?? 0) + reading.possibleDuplicateSends;
-    }
-  }
+  const bound = sigtermBoundMs(options.shutdownTimeoutMs, options.graceful);
   const lastResult = audit.lastFirstResultTs;
   const report: Omit<ChaosRunReport, 'failures'> = {
     policy: p.policy,
     runId: p.runId,
+    graceful: options.graceful,
+    sigtermBoundMs: bound,
     startedAt: new Date(p.started).toISOString(),
     durationSeconds: Math.round((Date.now() - p.started) / 1000),
     load: {
@@ -84,45 +68,15 @@ export function assembleReport(p: RunParts): ChaosRunReport {
       eventsMissingFromInput: missingEvents.size,
       eventsDuplicatedInInput: p.input.duplicated,
     },
-    faults: {
-      ...faultCounts,
-      killsPlanned: planned('kill'),
-      brokerRestartsPlanned: planned('broker-restart'),
-      redisRestartsPlanned: planned('redis-restart'),
-      rebalances: p.rebalances,
-      crashes: pool.crashes.map((c) => ({ atMs: rel(c.at), slot: c.slot, exit: c.exit })),
-      sandbox: {
-        faultShareConfigured: options.faultShare,
-        faultRateDuringLoad: ledger.receivedDuringLoad
-          ? ledger.faultedDuringLoad / ledger.receivedDuringLoad
-          : 0,
-        receivedDuringLoad: ledger.receivedDuringLoad,
-        byFault: ledger.byFault,
-        unanswered: {
-          reset: vendor.unanswered.filter((u) => u.outcome === 'reset').length,
-          abandoned: vendor.unanswered.filter((u) => u.outcome === 'abandoned').length,
-        },
-      },
-    },
+    faults: faultsSection(p, ledger, faultCounts),
     sigterms: pool.terminations.map((t) => ({
       ...t,
       atMs: rel(t.at),
-      withinBound: withinBound(t.exitMs, t.exit, options.shutdownTimeoutMs),
+      withinBound: withinBound(t.exitMs, t.exit, bound),
     })),
-    vendor: {
-      received: stats.received,
-      recordComplete: stats.recorded === stats.received,
-      acceptedCampaignRequests: ledger.acceptedCampaignRequests,
-      acceptedListRequests: ledger.acceptedListRequests,
-      recipientsAccepted: stats.recipientsAccepted,
-      listNames: ledger.listsByName.size,
-      listsCreatedTwice: twice.length,
-      listExtraCreations: twice.reduce((sum, [, n]) => sum + n - 1, 0),
-      listsCreatedTwiceExamples: twice.slice(0, 5).map(([name, n]) => `${name} ×${n}`),
-      foreignAddresses: foreign.length,
-    },
+    vendor: vendorSection(p, ledger),
     audit,
-    counters,
+    counters: sumCounters(pool),
     drain: {
       faultsOffAtMs: rel(p.faultsOffAt),
       complete: p.drain.complete,
@@ -138,4 +92,72 @@ export function assembleReport(p: RunParts): ChaosRunReport {
     timeline,
   };
   return { ...report, failures: verdict(report, options.shutdownTimeoutMs) };
+}
+
+/** What was planned, what happened, and what the sandbox did while the faults were on. */
+function faultsSection(
+  p: RunParts,
+  ledger: VendorLedger,
+  faultCounts: Omit<FaultLog, 'timeline'>,
+): ChaosRunReport['faults'] {
+  const { options, vendor, pool } = p;
+  const rel = (at: number) => at - p.loadStart;
+  const planned = (kind: FaultStep['kind']) => p.plan.filter((s) => s.kind === kind).length;
+  return {
+    ...faultCounts,
+    killsPlanned: planned('kill'),
+    sigtermRestartsPlanned: planned('sigterm-restart'),
+    brokerRestartsPlanned: planned('broker-restart'),
+    redisRestartsPlanned: planned('redis-restart'),
+    rebalances: p.rebalances,
+    crashes: pool.crashes.map((c) => ({ atMs: rel(c.at), slot: c.slot, exit: c.exit })),
+    sandbox: {
+      faultShareConfigured: options.faultShare,
+      faultRateDuringLoad: ledger.receivedDuringLoad
+        ? ledger.faultedDuringLoad / ledger.receivedDuringLoad
+        : 0,
+      receivedDuringLoad: ledger.receivedDuringLoad,
+      byFault: ledger.byFault,
+      unanswered: {
+        reset: vendor.unanswered.filter((u) => u.outcome === 'reset').length,
+        abandoned: vendor.unanswered.filter((u) => u.outcome === 'abandoned').length,
+      },
+    },
+  };
+}
+
+/** What the vendor accepted: lists per name (created twice or not), and addresses of no event. */
+function vendorSection(p: RunParts, ledger: VendorLedger): ChaosRunReport['vendor'] {
+  const stats = p.vendor.stats;
+  const known = new Set(p.expected.map((a) => a.email.toLowerCase()));
+  const foreign = [...ledger.campaignAccepted.keys(), ...ledger.listAccepted.keys()].filter(
+    (e) => !known.has(e),
+  );
+  const twice = [...ledger.listsByName].filter(([, n]) => n > 1);
+  return {
+    received: stats.received,
+    recordComplete: stats.recorded === stats.received,
+    acceptedCampaignRequests: ledger.acceptedCampaignRequests,
+    acceptedListRequests: ledger.acceptedListRequests,
+    recipientsAccepted: stats.recipientsAccepted,
+    listNames: ledger.listsByName.size,
+    listsCreatedTwice: twice.length,
+    listExtraCreations: twice.reduce((sum, [, n]) => sum + n - 1, 0),
+    listsCreatedTwiceExamples: twice.slice(0, 5).map(([name, n]) => `${name} ×${n}`),
+    foreignAddresses: foreign.length,
+  };
+}
+
+/** Sums of the last reading of each process; undefined when no process had the counter. */
+function sumCounters(pool: InstancePool): ChaosRunReport['counters'] {
+  const counters: ChaosRunReport['counters'] = {};
+  for (const reading of pool.counters.values()) {
+    if (reading.ambiguousSends !== undefined)
+      counters.ambiguousSends = (counters.ambiguousSends ?? 0) + reading.ambiguousSends;
+    if (reading.possibleDuplicateSends !== undefined) {
+      counters.possibleDuplicateSends =
+        (counters.possibleDuplicateSends ?? 0) + reading.possibleDuplicateSends;
+    }
+  }
+  return counters;
 }
