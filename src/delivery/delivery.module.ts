@@ -16,6 +16,7 @@ import { CLOCK, systemClock, type Clock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
 import { Tracing } from '../tracing/tracing';
 import { VendorGate } from './vendor.gate';
+import { VendorTrouble } from './vendor-trouble';
 
 /**
  * Carries planned actions to the vendor: batching, contact-list windows, the gate that pauses for
@@ -85,6 +86,7 @@ import { VendorGate } from './vendor.gate';
     { provide: CLOCK, useValue: systemClock },
     ConsumerBacklog,
     VendorGate,
+    VendorTrouble,
     DeliveryService,
   ],
   exports: [DeliveryService, VendorGate, ConsumerBacklog],

@@ -4,11 +4,8 @@ import type { ActionOutcome } from '../contracts/action-outcome';
 import {
   VendorAuthError,
   VendorError,
-  VendorNetworkError,
   VendorRequestError,
-  VendorResponseError,
   VendorTimeoutError,
-  VendorWithheldError,
 } from '../email-api/vendor.errors';
 import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
@@ -23,7 +20,8 @@ import type { ContactListBatcher, ContactListDelivery, ListSend } from './contac
 import { ContactListWindows } from './contact-list.windows';
 import { MemoryWindowStore } from '../cluster/memory-window.store';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
-import { DeliveryService, failureCode, type ActionTicket } from './delivery.service';
+import { DeliveryService, type ActionTicket } from './delivery.service';
+import { VendorTrouble } from './vendor-trouble';
 import { VendorGate } from './vendor.gate';
 
 type Action = Parameters<DeliveryService['execute']>[0];
@@ -166,7 +164,7 @@ function setUp(
     windows,
     windowStore,
     claims,
-    gate,
+    new VendorTrouble(config, gate, metrics),
     metrics,
   );
   /** What the exact list's claim recorded, the moment the vendor answered. */
@@ -528,24 +526,5 @@ describe(DeliveryService.name, () => {
         ambiguous: true,
       });
     });
-  });
-});
-
-describe('failureCode', () => {
-  it.each([
-    ['our own check refused it', new VendorRequestError('refused'), 'INVALID_REQUEST'],
-    ['a 4xx', rejected(404), 'VENDOR_REJECTED'],
-    ['a 2xx without a requestId', new VendorResponseError('no id', 200), 'VENDOR_BAD_RESPONSE'],
-    ['a redirect', new VendorError('307; redirects are refused', false, 307), 'VENDOR_UNAVAILABLE'],
-    [
-      'a certificate failure',
-      new VendorNetworkError('cert', 'CERT_HAS_EXPIRED', false),
-      'VENDOR_UNAVAILABLE',
-    ],
-    ['a 503 (retriable)', unavailable(), 'VENDOR_UNAVAILABLE'],
-    ['an unexpected failure', new VendorError('unexpected', false), 'INTERNAL_ERROR'],
-    ['recipients withheld', new VendorWithheldError(), 'INTERNAL_ERROR'],
-  ])('maps %s to its code', (_what, error, code) => {
-    expect(failureCode(error)).toBe(code);
   });
 });

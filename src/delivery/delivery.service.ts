@@ -3,13 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/planner';
-import {
-  VendorAuthError,
-  VendorError,
-  VendorNetworkError,
-  VendorRequestError,
-  VendorResponseError,
-} from '../email-api/vendor.errors';
+import { VendorError } from '../email-api/vendor.errors';
 import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
 import {
@@ -26,13 +20,18 @@ import {
 } from './contact-list.batcher';
 import { ContactListWindows } from './contact-list.windows';
 import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
-import type { DispatchFailureCode } from '../contracts/email-dispatch-failed.v1';
 import {
   IDEMPOTENCY_STORE,
   type HeldClaim,
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
-import { VendorGate } from './vendor.gate';
+import {
+  ambiguousFailure,
+  failedOutcome,
+  flagged,
+  isTransient,
+  VendorTrouble,
+} from './vendor-trouble';
 
 /** Follow-up lists whose late orders were announced; forgotten all at once when this many. */
 const LATE_LISTS_REMEMBERED = 1_000;
@@ -99,7 +98,7 @@ export class DeliveryService {
     @Inject(ContactListWindows) private readonly windows: ContactListWindows,
     @Inject(WINDOW_STORE) private readonly windowStore: WindowStore,
     @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
-    private readonly gate: VendorGate,
+    private readonly trouble: VendorTrouble,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -122,7 +121,7 @@ export class DeliveryService {
    * goes on, and comes to `continued`.
    */
   startCampaign(action: CampaignAction, ticket: ActionTicket, then: CampaignFollower): void {
-    if (!this.gate.passable) {
+    if (!this.trouble.passable) {
       then.continued(this.campaign(action, ticket));
       return;
     }
@@ -138,7 +137,7 @@ export class DeliveryService {
           then.continued(this.campaign(action, ticket, { delivery }));
           return;
         }
-        this.countLostAnswers(delivery.ambiguousAttempts);
+        this.trouble.countLostAnswers(delivery.ambiguousAttempts);
         then.sent(delivery.outcome ?? sentOutcome(action, delivery, soFar), delivery.recorded);
       },
       failed: (error) => then.continued(this.campaign(action, ticket, { error })),
@@ -167,7 +166,7 @@ export class DeliveryService {
     let attempt = first;
     for (;;) {
       if (!attempt) {
-        if (!this.gate.passable) await this.gate.waitOpen();
+        if (!this.trouble.passable) await this.trouble.waitOpen();
         attempt = await this.campaigns.add(action.batchKey, action.content, pending, batched).then(
           (delivery) => ({ delivery }),
           (error: unknown) => ({ error }),
@@ -176,12 +175,12 @@ export class DeliveryService {
       const made = attempt;
       attempt = undefined;
       if ('error' in made) {
-        const permanent = this.permanentOrPause(made.error);
-        if (permanent) return failedOutcome(permanent);
+        const final = this.trouble.finalOrPaused(made.error);
+        if (final) return failedOutcome(final);
         continue;
       }
       const { delivery } = made;
-      this.countLostAnswers(delivery.ambiguousAttempts);
+      this.trouble.countLostAnswers(delivery.ambiguousAttempts);
       if (delivery.failed.length === 0) {
         if (!delivery.recorded) return sentOutcome(action, delivery, soFar);
         ticket.recorded?.();
@@ -193,7 +192,7 @@ export class DeliveryService {
       soFar.ambiguous ||= delivery.ambiguousAttempts > 0;
       const errors = delivery.failed.map((f) => f.error);
       const unknown = errors.find((e) => e.ambiguous);
-      if (unknown && this.config.idempotency.ambiguousSendPolicy === 'fail') {
+      if (unknown && this.trouble.failsAmbiguous) {
         return ambiguousFailure(unknown.message);
       }
       const permanent = errors.find((e) => !isTransient(e));
@@ -206,7 +205,7 @@ export class DeliveryService {
         );
       }
       // Pause once for the batch's trouble; only the recipients whose request failed go again.
-      this.permanentOrPause(errors[0]);
+      this.trouble.pauseFor(errors[0]);
       pending = delivery.failed.map((f) => f.recipient);
     }
   }
@@ -284,23 +283,23 @@ export class DeliveryService {
   ): Promise<ActionOutcome> {
     let ambiguous = how.ambiguous;
     for (;;) {
-      await this.gate.waitOpen();
+      await this.trouble.waitOpen();
       let created: ContactListDelivery;
       try {
         created = await this.contactLists.createExact(name, members, how.send);
       } catch (error) {
         if (error instanceof VendorError && error.ambiguous) {
-          this.countLostAnswers(1);
-          if (this.config.idempotency.ambiguousSendPolicy === 'fail') {
+          this.trouble.countLostAnswers(1);
+          if (this.trouble.failsAmbiguous) {
             return ambiguousFailure(error.message);
           }
           ambiguous = true;
         }
-        const permanent = this.permanentOrPause(error);
-        if (permanent) return failedOutcome(permanent, '', ambiguous);
+        const final = this.trouble.finalOrPaused(error);
+        if (final) return failedOutcome(final, '', ambiguous);
         continue;
       }
-      this.countLostAnswers(created.ambiguousAttempts);
+      this.trouble.countLostAnswers(created.ambiguousAttempts);
       const outcome = flagged(
         {
           status: 'created',
@@ -313,32 +312,6 @@ export class DeliveryService {
       await how.created(outcome);
       return outcome;
     }
-  }
-
-  /** Counts an action's lost answers once, whatever the number of attempts they took. */
-  private countLostAnswers(attempts: number): void {
-    if (attempts === 0) return;
-    this.metrics.ambiguousSend('lost-answer', this.config.idempotency.ambiguousSendPolicy);
-  }
-
-  /** Pauses for transient trouble (and returns undefined); returns the error if it is final. */
-  private permanentOrPause(error: unknown): VendorError | undefined {
-    // Not the vendor's doing (a bug, or a claim lost): let it surface; the caller decides.
-    if (!(error instanceof VendorError)) throw error;
-    if (error instanceof VendorAuthError) {
-      this.metrics.vendorPauses.inc({ reason: 'auth' });
-      this.gate.trip(
-        'auth',
-        this.config.batching.pauseOnAuthFailureMs,
-        `status ${error.status ?? '?'}`,
-      );
-      return undefined;
-    }
-    if (!error.retriable) return error;
-    if (this.gate.trip('outage', this.config.batching.pauseOnVendorFailureMs, error.message)) {
-      this.metrics.vendorPauses.inc({ reason: 'outage' });
-    }
-    return undefined;
   }
 }
 
@@ -370,51 +343,4 @@ function sentOutcome(
     },
     soFar.ambiguous || delivery.ambiguousAttempts > 0,
   );
-}
-
-function isTransient(error: VendorError): boolean {
-  return error instanceof VendorAuthError || error.retriable;
-}
-
-function flagged(outcome: ActionOutcome, ambiguous: boolean): ActionOutcome {
-  return ambiguous ? { ...outcome, ambiguous: true } : outcome;
-}
-
-function failedOutcome(error: VendorError, prefix = '', ambiguous = false): ActionOutcome {
-  return flagged(
-    {
-      status: 'failed',
-      errorCode: failureCode(error),
-      vendorStatus: error.status,
-      message: `${prefix}${error.message}`,
-    },
-    ambiguous,
-  );
-}
-
-/**
- * The one place a vendor error becomes a published `errorCode`: by what went wrong, never by
- * class name, so renaming an error class changes nothing for subscribers. Only errors that end
- * an action reach it (auth refusals and retriable trouble pause instead); the codes for the
- * others are there so that a change of that policy still publishes a true code.
- */
-export function failureCode(error: VendorError): DispatchFailureCode {
-  if (error instanceof VendorRequestError) return 'INVALID_REQUEST';
-  if (error instanceof VendorResponseError) return 'VENDOR_BAD_RESPONSE';
-  if (error instanceof VendorNetworkError || error.retriable) return 'VENDOR_UNAVAILABLE';
-  const status = error.status;
-  if (status !== undefined && status >= 400 && status < 500) return 'VENDOR_REJECTED';
-  // A redirect (refused, so that no key is replayed elsewhere) or a 5xx: the vendor's side.
-  if (status !== undefined) return 'VENDOR_UNAVAILABLE';
-  return 'INTERNAL_ERROR';
-}
-
-/** At-most-once: a send that may have reached the vendor is reported, not sent again. */
-export function ambiguousFailure(detail: string): ActionOutcome {
-  return {
-    status: 'failed',
-    errorCode: 'AMBIGUOUS_SEND' satisfies DispatchFailureCode,
-    message: `the vendor may or may not have this send (${detail}); not sent again (AMBIGUOUS_SEND_POLICY=fail): redrive it if it did not arrive`,
-    ambiguous: true,
-  };
 }

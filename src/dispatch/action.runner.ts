@@ -18,7 +18,8 @@ import {
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
-import { ambiguousFailure, DeliveryService, type ActionTicket } from '../delivery/delivery.service';
+import { DeliveryService, type ActionTicket } from '../delivery/delivery.service';
+import { ambiguousFailure } from '../delivery/vendor-trouble';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 
 /** A template and the action it planned for an event. */

@@ -10,6 +10,7 @@ import { ContactListBatcher } from '../delivery/contact-list.batcher';
 import { ContactListWindows } from '../delivery/contact-list.windows';
 import { DeliveryService } from '../delivery/delivery.service';
 import { VendorGate } from '../delivery/vendor.gate';
+import { VendorTrouble } from '../delivery/vendor-trouble';
 import type { ContactListHooks } from '../email-api/vendor.client';
 import { VendorError } from '../email-api/vendor.errors';
 import type { ContactListRequest } from '../email-api/vendor.types';
@@ -75,7 +76,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     new ContactListWindows({ namePattern: 'l-{window}', clockSkewMs: 0 }, () => clock.now()),
     windows,
     claims,
-    gate,
+    new VendorTrouble(config, gate, metrics),
     metrics,
   );
   const published: Published[] = [];
