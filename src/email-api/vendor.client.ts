@@ -10,7 +10,6 @@ import { SecretRedactor } from './secret.redactor';
 import {
   StoppingError,
   VendorAuthError,
-  VendorConfigError,
   VendorError,
   VendorRequestError,
   VendorWithheldError,
@@ -24,12 +23,14 @@ import {
   type VendorEndpointName,
   type VendorObserver,
 } from './vendor.observer';
-import { isSafeVendorUrl } from '../config/vendor-url';
+import { checkVendorConfig } from './vendor-config.check';
+import { failed, report, type CampaignSend, type CampaignSendHooks } from './campaign-send';
+
+export type { CampaignSendHooks };
 import {
   API_KEY_HEADER,
   RELAY_TOKEN_HEADER,
   type CampaignChunkResult,
-  type CampaignRecipient,
   type CampaignRequest,
   type CampaignSendResult,
   type ContactListCreated,
@@ -53,21 +54,6 @@ export interface VendorClientDeps {
   observer?: VendorObserver;
   /** The pace shared with the other replicas; none when absent. */
   budget?: RequestBudget;
-}
-
-type Content = Omit<CampaignRequest, 'recipients'>;
-
-/** What a caller hears of a campaign send while it is under way. */
-export interface CampaignSendHooks {
-  /**
-   * Called before every attempt of a vendor request, retries included, with its budget token
-   * held and a connection free for it, and with the recipient indexes it still carries.
-   * Resolves with those that may go (their claims are still the caller's, and now marked); the
-   * others are withheld, reported as failed with a `VendorWithheldError`, and never written.
-   */
-  beforeWrite?: (indexes: number[]) => Promise<Set<number>>;
-  /** Each request's outcome, the moment it is known. */
-  onChunk?: (chunk: CampaignChunkResult) => void;
 }
 
 /** What a caller hears of a contact-list creation while it is under way. */
@@ -116,7 +102,7 @@ export class VendorClient {
     private readonly config: VendorConfig,
     deps: VendorClientDeps = {},
   ) {
-    checkConfig(config);
+    checkVendorConfig(config);
     const token =
       config.relayTokenForm === 'token-prefix'
         ? `TOKEN ${config.relayAccessToken}`
@@ -382,60 +368,5 @@ export class VendorClient {
     }
     if (error instanceof VendorAuthError) send.authError ??= error;
     report(send, failed(error, indexes, outcome.attempts, outcome.ambiguousAttempts));
-  }
-}
-
-function report(send: CampaignSend, result: CampaignChunkResult): void {
-  send.results.push(result);
-  send.hooks.onChunk?.(result);
-}
-
-/** The state one `sendCampaign` call shares between its chunks. */
-interface CampaignSend {
-  content: Content;
-  to: CampaignRecipient[];
-  /** Each of `to` serialised, when the caller had it. */
-  json?: readonly string[];
-  results: CampaignChunkResult[];
-  hooks: CampaignSendHooks;
-  authError?: VendorAuthError;
-}
-
-function failed(
-  error: VendorError,
-  recipientIndexes: number[],
-  attempts = 0,
-  ambiguousAttempts = 0,
-): CampaignChunkResult {
-  return { ok: false, error, recipientIndexes, attempts, ambiguousAttempts };
-}
-
-/** The loader checks the same; the client enforces it too, whoever builds its config. */
-function checkConfig(config: VendorConfig): void {
-  for (const [name, value] of [
-    ['VENDOR_RELAY_BASE_URL', config.relayBaseUrl],
-    ['VENDOR_BASE_URL', config.baseUrl],
-  ] as const) {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new VendorConfigError(`${name} is not a URL`);
-    }
-    if (url.username || url.password)
-      throw new VendorConfigError(`${name} must not hold credentials`);
-    if (!isSafeVendorUrl(url, config.allowInsecureHosts)) {
-      throw new VendorConfigError(
-        `${name} must use https (http only for loopback or VENDOR_ALLOW_INSECURE_HOSTS)`,
-      );
-    }
-  }
-  // Visible ASCII only: anything else could split a header, or would be refused by undici with
-  // an error that might quote it.
-  if (!/^[\x21-\x7e]+$/.test(config.relayAccessToken)) {
-    throw new VendorConfigError('VENDOR_RELAY_ACCESS_TOKEN is empty or not visible ASCII');
-  }
-  if (!/^[\x21-\x7e]+$/.test(config.apiKey)) {
-    throw new VendorConfigError('VENDOR_API_KEY is empty or not visible ASCII');
   }
 }
