@@ -3,13 +3,12 @@ import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionStatus, EventSource } from './dispatch-outcome';
 import { eventLogFields, outcomeLogLine } from './event-log';
+import { windowOrder } from './window-order';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import type { CampaignAction, Planner, TemplateAction } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
-import type { WindowOrder } from '../cluster/window.store';
-import type { IHeaders } from 'kafkajs';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
@@ -232,23 +231,7 @@ export class ActionRunner {
       }
       const claim = step ? step.claim : await this.store.claim(key, holder, claimTtlMs);
       step = undefined;
-      if (claim.kind === 'done') {
-        const recorded = claim.outcome;
-        if (recorded.status === 'in-window') {
-          // Stored in a window before: its result comes when that list is created, not now.
-          this.logger.log({
-            msg: 'handled before: in its contact-list window',
-            ...fieldsOf(handling),
-            status: 'in-window',
-            list: recorded.list,
-          });
-          return 'in-window';
-        }
-        await this.publisher.publishResult(event, template.name, recorded, source);
-        this.metrics.outcomes.inc({ outcome: 'duplicate' });
-        this.logger.log(outcomeLogLine('duplicate', recorded, fieldsOf(handling)));
-        return 'duplicate';
-      }
+      if (claim.kind === 'done') return this.handledBefore(handling, claim.outcome);
       if (claim.kind === 'busy') {
         // Another live handling runs it: a rebalance moved the partition mid-send, or the
         // consumer restarted while this record was in flight. Its outcome will be ours.
@@ -283,6 +266,28 @@ export class ActionRunner {
       });
     }
     return this.finish(handling, outcome);
+  }
+
+  /** An action finished before (a redelivery): its recorded result is published again. */
+  private async handledBefore(
+    handling: Handling,
+    recorded: RecordedOutcome,
+  ): Promise<ActionStatus> {
+    if (recorded.status === 'in-window') {
+      // Stored in a window before: its result comes when that list is created, not now.
+      this.logger.log({
+        msg: 'handled before: in its contact-list window',
+        ...fieldsOf(handling),
+        status: 'in-window',
+        list: recorded.list,
+      });
+      return 'in-window';
+    }
+    const { event, template, source } = handling;
+    await this.publisher.publishResult(event, template.name, recorded, source);
+    this.metrics.outcomes.inc({ outcome: 'duplicate' });
+    this.logger.log(outcomeLogLine('duplicate', recorded, fieldsOf(handling)));
+    return 'duplicate';
   }
 
   /**
@@ -373,30 +378,4 @@ export class ActionRunner {
 
 function fieldsOf({ event, template, source }: Handling): ReturnType<typeof eventLogFields> {
   return eventLogFields(event, template.name, source);
-}
-
-/** What a contact-list window keeps of an event, to publish its result once the list exists. */
-function windowOrder(
-  ref: string,
-  event: InboundEvent,
-  template: string,
-  source: EventSource,
-): WindowOrder {
-  return {
-    ref,
-    eventId: event.id,
-    eventType: event.type,
-    template,
-    key: source.key === null ? null : source.key.toString('base64'),
-    headers: textHeaders(source.headers),
-  };
-}
-
-function textHeaders(headers: IHeaders): Record<string, string> {
-  const text: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) text[name] = first.toString();
-  }
-  return text;
 }

@@ -150,30 +150,7 @@ export class WindowCloser
         });
       }
       const outcome = await this.outcomeOf(list, owner);
-      await this.claims.complete(list.orders.map((o) => ({ key: o.ref, outcome })));
-      // Results of one list, published in one turn: they travel in one produce request.
-      await Promise.all(
-        list.orders.map((o) =>
-          this.publisher.publishResult({ id: o.eventId, type: o.eventType }, o.template, outcome, {
-            key: o.key === null ? null : Buffer.from(o.key, 'base64'),
-            headers: o.headers,
-          }),
-        ),
-      );
-      if (!(await this.windows.published(list.name, owner))) {
-        this.logger.warn(`contact list ${list.name}: taken over before it was marked published`);
-      }
-      this.metrics.windowListsClosed.inc({
-        result: outcome.status === 'created' ? 'created' : 'failed',
-      });
-      this.metrics.outcomes.inc({ outcome: outcome.status }, list.orders.length);
-      const line = {
-        msg: `contact list ${list.name} ${outcome.status}: ${list.members.length} members, ${list.orders.length} results published`,
-        list: list.name,
-        ...(outcome.status === 'created' ? { listId: outcome.listId } : {}),
-      };
-      if (outcome.status === 'failed') this.logger.warn({ ...line, reason: outcome.message });
-      else this.logger.log(line);
+      await this.finish(list, outcome, owner);
     } catch (error) {
       if (error instanceof ClaimLostError) {
         // Lost before a write (checked before every one: nothing was written) or before its id
@@ -193,6 +170,37 @@ export class WindowCloser
       stopRenewing();
       this.current = undefined;
     }
+  }
+
+  /**
+   * Records the list's outcome for every order in it, publishes every order's result, and marks
+   * the list published.
+   */
+  private async finish(list: TakenList, outcome: ActionOutcome, owner: string): Promise<void> {
+    await this.claims.complete(list.orders.map((o) => ({ key: o.ref, outcome })));
+    // Results of one list, published in one turn: they travel in one produce request.
+    await Promise.all(
+      list.orders.map((o) =>
+        this.publisher.publishResult({ id: o.eventId, type: o.eventType }, o.template, outcome, {
+          key: o.key === null ? null : Buffer.from(o.key, 'base64'),
+          headers: o.headers,
+        }),
+      ),
+    );
+    if (!(await this.windows.published(list.name, owner))) {
+      this.logger.warn(`contact list ${list.name}: taken over before it was marked published`);
+    }
+    this.metrics.windowListsClosed.inc({
+      result: outcome.status === 'created' ? 'created' : 'failed',
+    });
+    this.metrics.outcomes.inc({ outcome: outcome.status }, list.orders.length);
+    const line = {
+      msg: `contact list ${list.name} ${outcome.status}: ${list.members.length} members, ${list.orders.length} results published`,
+      list: list.name,
+      ...(outcome.status === 'created' ? { listId: outcome.listId } : {}),
+    };
+    if (outcome.status === 'failed') this.logger.warn({ ...line, reason: outcome.message });
+    else this.logger.log(line);
   }
 
   /** The list's outcome for every order in it: created (now, or by an earlier owner) or failed. */
