@@ -15,8 +15,20 @@ const MAY_IMPORT = {
   'email-api': ['config', 'metrics'],
   templates: ['config', 'contracts', 'email-api'],
   idempotency: ['config', 'contracts'],
-  // What replicas share through Redis: the vendor request budget, the gate, contact-list windows.
+  // What replicas share through Redis: the vendor request budget and the gate.
   cluster: ['config', 'contracts', 'metrics', 'email-api', 'idempotency'],
+  // Contact-list windows: their stores, naming, the placement of an order's member, and the
+  // closer that creates a due list through delivery and publishes its orders' results.
+  windows: [
+    'config',
+    'contracts',
+    'metrics',
+    'email-api',
+    'idempotency',
+    'templates',
+    'delivery',
+    'outbound',
+  ],
   delivery: [
     'config',
     'contracts',
@@ -36,7 +48,7 @@ const MAY_IMPORT = {
     'delivery',
     'idempotency',
     'outbound',
-    'cluster',
+    'windows',
   ],
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],

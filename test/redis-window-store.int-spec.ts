@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisWindowStore } from '../src/cluster/redis-window.store';
-import type { ListWindow, WindowEntry } from '../src/cluster/window.store';
+import { RedisWindowStore } from '../src/windows/redis-window.store';
+import type { ListWindow, WindowEntry } from '../src/windows/window.store';
 import { waitFor } from './support/kafka-helpers';
 import { monitorRedis } from './support/redis-monitor';
 import { windowStoreContract } from './support/window-store.contract';

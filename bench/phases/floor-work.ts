@@ -1,9 +1,9 @@
-import type { WindowEntry } from '../../src/cluster/window.store';
+import type { WindowEntry } from '../../src/windows/window.store';
 import type { AppConfig } from '../../src/config/app-config';
 import type { InboundEvent } from '../../src/contracts/inbound-contracts';
 import type { OrderPlacedV1 } from '../../src/contracts/order-placed.v1';
 import type { UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
-import { ContactListWindows } from '../../src/delivery/contact-list.windows';
+import { ContactListWindows } from '../../src/windows/contact-list.windows';
 import { normalisedAddress } from '../../src/email-api/vendor-request.validator';
 import type { CampaignAction } from '../../src/templates/planner';
 import { NewCustomersPlanner } from '../../src/templates/new-customers/new-customers.planner';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import { pino, type DestinationStream } from 'pino';
 import { Pool } from 'undici';
-import { RedisWindowStore } from '../../src/cluster/redis-window.store';
+import { RedisWindowStore } from '../../src/windows/redis-window.store';
 import { loadConfig } from '../../src/config/config.loader';
 import type { ActionOutcome } from '../../src/contracts/action-outcome';
 import type { EventEnvelope } from '../../src/contracts/event-envelope';

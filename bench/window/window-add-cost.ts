@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RedisWindowStore } from '../../src/cluster/redis-window.store';
-import type { ListWindow, WindowEntry } from '../../src/cluster/window.store';
+import { RedisWindowStore } from '../../src/windows/redis-window.store';
+import type { ListWindow, WindowEntry } from '../../src/windows/window.store';
 
 /**
  * What the contact-list windows' add script costs Redis per order, measured on the Redis it is

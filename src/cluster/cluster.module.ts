@@ -1,23 +1,19 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
 import { REQUEST_BUDGET } from '../email-api/request-budget';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
 import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsModule } from '../metrics/metrics.module';
 import { GATE_CHANNEL, LocalGateChannel, type GateChannel } from './gate-channel';
-import { MemoryWindowStore } from './memory-window.store';
 import { RedisGateChannel } from './redis-gate-channel';
-import { RedisWindowStore } from './redis-window.store';
 import { requestBudgetProvider } from './request-budget.provider';
 import type { SharedRequestBudget } from './shared-request-budget';
-import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './window.store';
 
 /**
  * What the replicas of one deployment share through Redis (`SHARED_REDIS`), so that the vendor
  * sees one well-behaved client however many replicas run: the request budget per endpoint and
- * key, the gate that pauses them all, and the contact-list windows. On the in-memory store
- * (one process) each keeps the same rules in memory.
+ * key, and the gate that pauses them all (the contact-list windows are `src/windows/`'s). On the
+ * in-memory store (one process) each keeps the same rules in memory.
  */
 @Module({
   imports: [IdempotencyModule, MetricsModule],
@@ -33,26 +29,8 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
       },
     },
     requestBudgetProvider,
-    {
-      provide: WINDOW_STORE,
-      inject: [AppConfig, SHARED_REDIS],
-      useFactory: (
-        { batching, idempotency }: AppConfig,
-        shared: SharedRedis | undefined,
-      ): WindowStore => {
-        const options: WindowStoreOptions = {
-          lingerMs: batching.lingerMs,
-          maxMembers: batching.contactListMaxMembers,
-          latePolicy: batching.contactListLatePolicy,
-          retentionSeconds: idempotency.ttlSeconds,
-        };
-        return shared
-          ? new RedisWindowStore(shared.redis, shared.keyPrefix, options)
-          : new MemoryWindowStore(options);
-      },
-    },
   ],
-  exports: [GATE_CHANNEL, REQUEST_BUDGET, WINDOW_STORE],
+  exports: [GATE_CHANNEL, REQUEST_BUDGET],
 })
 export class ClusterModule implements OnApplicationShutdown {
   constructor(

@@ -30,7 +30,7 @@ export type ActionOutcome =
 
 /**
  * What the idempotency store records for an action: its outcome, or, for an order whose member
- * waits in a contact-list window (`src/cluster/window.store.ts`), that its outcome comes when
+ * waits in a contact-list window (`src/windows/window.store.ts`), that its outcome comes when
  * that list is created. Never published: only an `ActionOutcome` makes a result event, so a
  * redelivered order that finds `in-window` publishes nothing and its result comes with the list.
  */

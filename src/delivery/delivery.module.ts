@@ -9,7 +9,6 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { CampaignBatcher } from './campaign.batcher';
 import { ContactListBatcher } from './contact-list.batcher';
-import { ContactListWindows } from './contact-list.windows';
 import { ConsumerBacklog } from './consumer-backlog';
 import { DeliveryService } from './delivery.service';
 import { CLOCK, systemClock, type Clock } from './clock';
@@ -70,18 +69,6 @@ import { VendorTrouble } from './vendor-trouble';
       inject: [VendorClient, Tracing],
       useFactory: (vendor: VendorClient, tracing: Tracing) =>
         new ContactListBatcher(vendor, tracing),
-    },
-    {
-      provide: ContactListWindows,
-      inject: [AppConfig, CLOCK],
-      useFactory: ({ batching }: AppConfig, clock: Clock) =>
-        new ContactListWindows(
-          {
-            namePattern: batching.contactListNamePattern,
-            clockSkewMs: batching.contactListClockSkewMs,
-          },
-          () => clock.now(),
-        ),
     },
     { provide: CLOCK, useValue: systemClock },
     ConsumerBacklog,

@@ -17,8 +17,6 @@ import type {
   CampaignSettle,
 } from './campaign.batcher';
 import type { ContactListBatcher, ContactListDelivery, ListSend } from './contact-list.batcher';
-import { ContactListWindows } from './contact-list.windows';
-import { MemoryWindowStore } from '../cluster/memory-window.store';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 import { DeliveryService, type ActionTicket } from './delivery.service';
 import { VendorTrouble } from './vendor-trouble';
@@ -38,13 +36,6 @@ const campaign = (...recipients: CampaignRecipient[]): Action => ({
 });
 const member: ContactMember = { email: 'm@example.com', firstName: 'M' };
 const exactList: Action = { kind: 'contact-list', mode: 'exact', name: 'vip', members: [member] };
-const windowList: Action = {
-  kind: 'contact-list',
-  mode: 'window',
-  listKey: 'new-customers',
-  window: { start: new Date(0), end: new Date(60_000) },
-  members: [member],
-};
 const ticket = (more: Partial<ActionTicket> = {}): ActionTicket => ({
   claim: { key: 'evt-1:welcome', holder: { instance: 'i-1', handling: 'h-1' } },
   ambiguous: false,
@@ -144,28 +135,14 @@ function setUp(
   const claims = new MemoryIdempotencyStore(3600);
   // The ticket's claim, held as the runner holds it while it delivers.
   void claims.claim('evt-1:welcome', { instance: 'i-1', handling: 'h-1' }, 60_000);
-  const windowStore = new MemoryWindowStore({
-    lingerMs: 1_000,
-    maxMembers: 10,
-    latePolicy: 'follow-up',
-    retentionSeconds: 3600,
-  });
-  const windows = new ContactListWindows(
-    { namePattern: 'new-customers-{window}', clockSkewMs: 30_000 },
-    () => 30_000,
-  );
   const gate = new VendorGate();
   const trips = jest.spyOn(gate, 'trip');
   const metrics = new MetricsService();
   const service = new DeliveryService(
-    config,
     campaigns as unknown as CampaignBatcher,
     fakeLists as unknown as ContactListBatcher,
-    windows,
-    windowStore,
     claims,
     new VendorTrouble(config, gate, metrics),
-    metrics,
   );
   /** What the exact list's claim recorded, the moment the vendor answered. */
   const recorded = async () => {
@@ -183,7 +160,7 @@ function setUp(
     const match = metric.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
     return match?.value ?? 0;
   };
-  return { service, campaigns, lists, gate, trips, count, windowStore, claims };
+  return { service, campaigns, lists, gate, trips, count, claims };
 }
 
 const rejected = (status = 422) => new VendorError(`vendor answered ${status}`, false, status);
@@ -415,62 +392,6 @@ describe(DeliveryService.name, () => {
       expect(outcome).toEqual({ status: 'created', listId: 'list-1', name: 'vip', memberCount: 1 });
       expect(await lists.recorded()).toEqual([outcome]);
       expect(recorded).toHaveBeenCalledTimes(1);
-    });
-
-    it("stores a window action's member and returns at once, creating nothing", async () => {
-      const { service, lists, windowStore } = setUp({ lists: [] });
-      const order = {
-        ref: 'evt-1:new-customers',
-        eventId: 'evt-1',
-        eventType: 'order.placed.v1',
-        template: 'new-customers',
-        key: null,
-        headers: {},
-      };
-      expect(await service.execute(windowList, ticket({ order }))).toEqual({
-        status: 'in-window',
-        list: 'new-customers-19700101T0000Z',
-      });
-      expect(lists.calls).toBe(0);
-      expect(await windowStore.openCounts()).toEqual({ lists: 1, members: 1 });
-    });
-
-    it('counts late orders, and says once per follow-up list where they go', async () => {
-      // The window store reads the clock it was made with: a fake one, moved past the linger.
-      jest.useFakeTimers({ now: 1_000_000 });
-      try {
-        const { service, windowStore, count } = setUp({ lists: [] });
-        const lines = jest.spyOn(Logger.prototype, 'log');
-        const order = (n: number) => ({
-          ref: `evt-${n}:new-customers`,
-          eventId: `evt-${n}`,
-          eventType: 'order.placed.v1',
-          template: 'new-customers',
-          key: null,
-          headers: {},
-        });
-        const window = 'new-customers-19700101T0000Z';
-        await service.execute(windowList, ticket({ order: order(1) }));
-        jest.setSystemTime(1_000_000 + 1_000);
-        expect((await windowStore.take('closer', 60_000))?.name).toBe(window);
-        for (const n of [2, 3, 4]) {
-          expect(await service.execute(windowList, ticket({ order: order(n) }))).toEqual({
-            status: 'in-window',
-            list: `${window}-late-1`,
-          });
-        }
-        expect(
-          await count('mailbridge_contact_list_late_orders_total', { policy: 'follow-up' }),
-        ).toBe(3);
-        const said = lines.mock.calls.filter(([line]) => String(line).startsWith('late orders'));
-        expect(said).toEqual([
-          [
-            `late orders for ${window} go into ${window}-late-1 (CONTACT_LIST_LATE_POLICY=follow-up)`,
-          ],
-        ]);
-      } finally {
-        jest.useRealTimers();
-      }
     });
 
     it('fails for good on a vendor refusal', async () => {

@@ -1,25 +1,15 @@
 import type { Context } from '@opentelemetry/api';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { MetricsService } from '../metrics/metrics.service';
-import type { CampaignAction, ContactListAction, TemplateAction } from '../templates/planner';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CampaignAction, ContactListAction } from '../templates/planner';
 import { VendorError } from '../email-api/vendor.errors';
 import type { CampaignRecipient, ContactMember } from '../email-api/vendor.types';
-import { normalisedAddress } from '../email-api/vendor-request.validator';
-import {
-  WINDOW_STORE,
-  type ListWindow,
-  type WindowOrder,
-  type WindowStore,
-} from '../cluster/window.store';
 import { CampaignBatcher, type BatchedAction, type CampaignDelivery } from './campaign.batcher';
 import {
   ContactListBatcher,
   type ContactListDelivery,
   type ListSend,
 } from './contact-list.batcher';
-import { ContactListWindows } from './contact-list.windows';
-import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
+import type { ActionOutcome } from '../contracts/action-outcome';
 import {
   IDEMPOTENCY_STORE,
   type HeldClaim,
@@ -33,16 +23,17 @@ import {
   VendorTrouble,
 } from './vendor-trouble';
 
-/** Follow-up lists whose late orders were announced; forgotten all at once when this many. */
-const LATE_LISTS_REMEMBERED = 1_000;
+/** A contact-list action that creates exactly the list it names. */
+export type ExactListAction = Extract<ContactListAction, { mode: 'exact' }>;
+
+/** What goes to the vendor from here: a campaign, or an exact contact list. */
+export type DeliveredAction = CampaignAction | ExactListAction;
 
 /** A claimed action on its way to the vendor. */
 export interface ActionTicket {
   claim: HeldClaim;
   /** An earlier attempt may already have reached the vendor (taken over, policy `resend`). */
   ambiguous: boolean;
-  /** What a contact-list window keeps of the event, to publish its result when the list exists. */
-  order?: WindowOrder;
   /** The event's trace: the vendor request that carries the action links to it. */
   trace?: Context;
   /**
@@ -88,25 +79,15 @@ const NOTHING_SENT_AMBIGUOUS: SentSoFar = { ...NOTHING_SENT, ambiguous: true };
  */
 @Injectable()
 export class DeliveryService {
-  private readonly logger = new Logger(DeliveryService.name);
-  private readonly lateListsSaid = new Set<string>();
-
   constructor(
-    private readonly config: AppConfig,
     @Inject(CampaignBatcher) private readonly campaigns: CampaignBatcher,
     @Inject(ContactListBatcher) private readonly contactLists: ContactListBatcher,
-    @Inject(ContactListWindows) private readonly windows: ContactListWindows,
-    @Inject(WINDOW_STORE) private readonly windowStore: WindowStore,
     @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
     private readonly trouble: VendorTrouble,
-    private readonly metrics: MetricsService,
   ) {}
 
-  /**
-   * The action's outcome, or `in-window` for a contact-list window: its member is stored and
-   * its outcome comes when the window's list is created.
-   */
-  execute(action: TemplateAction, ticket: ActionTicket): Promise<RecordedOutcome> {
+  /** The outcome of a campaign or of an exact contact list (a window's is `WindowPlacement`'s). */
+  execute(action: DeliveredAction, ticket: ActionTicket): Promise<ActionOutcome> {
     return action.kind === 'campaign'
       ? this.campaign(action, ticket)
       : this.contactList(action, ticket);
@@ -210,8 +191,7 @@ export class DeliveryService {
     }
   }
 
-  private contactList(action: ContactListAction, ticket: ActionTicket): Promise<RecordedOutcome> {
-    if (action.mode === 'window') return this.intoWindow(action, ticket);
+  private contactList(action: ExactListAction, ticket: ActionTicket): Promise<ActionOutcome> {
     const { claim } = ticket;
     return this.createList(action.name, action.members, {
       ambiguous: ticket.ambiguous,
@@ -227,44 +207,6 @@ export class DeliveryService {
           () => undefined,
         ),
     });
-  }
-
-  /**
-   * Stores the order's member in its window and returns at once: the list is created when the
-   * window closes (`WindowCloser`), and the order's result published then.
-   */
-  private async intoWindow(
-    action: Extract<ContactListAction, { mode: 'window' }>,
-    ticket: ActionTicket,
-  ): Promise<RecordedOutcome> {
-    if (!ticket.order) throw new Error('a contact-list window needs the order it answers');
-    const [member] = action.members;
-    const { window, present } = this.windows.choose(action.window);
-    const placed = await this.windowStore.add({
-      window,
-      present,
-      order: ticket.order,
-      address: normalisedAddress(member.email),
-      member,
-    });
-    if (placed.status === 'late' || placed.status === 'next-window') this.late(window, placed.list);
-    return { status: 'in-window', list: placed.list };
-  }
-
-  /**
-   * Counts a late order, and says once per list where its window's late orders go: a backlog of
-   * old orders is thousands of late orders, and each one's own line (the runner's `in-window`)
-   * names its list already.
-   */
-  private late(window: ListWindow, list: string): void {
-    const policy = this.config.batching.contactListLatePolicy;
-    this.metrics.windowLateOrders.inc({ policy });
-    if (this.lateListsSaid.has(list)) return;
-    if (this.lateListsSaid.size >= LATE_LISTS_REMEMBERED) this.lateListsSaid.clear();
-    this.lateListsSaid.add(list);
-    this.logger.log(
-      `late orders for ${window.name} go into ${list} (CONTACT_LIST_LATE_POLICY=${policy})`,
-    );
   }
 
   /**

@@ -5,6 +5,8 @@ import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { ActionTicket, CampaignFollower, DeliveryService } from '../delivery/delivery.service';
+import type { WindowOrder } from '../windows/window.store';
+import type { WindowPlacement } from '../windows/window.placement';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { ClaimHolder, ClaimResult } from '../idempotency/idempotency.store';
 import type { InstanceLiveness } from '../idempotency/instance-liveness';
@@ -52,6 +54,8 @@ const stranger = (name: string): ClaimHolder => ({ instance: name, handling: `${
 class HeldDelivery {
   readonly calls: Array<{
     ticket: ActionTicket;
+    /** What a window's placement was given to publish the order's result later. */
+    order?: WindowOrder;
     answer: (outcome: RecordedOutcome) => void;
     fail: (error: Error) => void;
   }> = [];
@@ -60,6 +64,12 @@ class HeldDelivery {
 
   execute(_action: unknown, ticket: ActionTicket): Promise<RecordedOutcome> {
     return new Promise((answer, fail) => this.calls.push({ ticket, answer, fail }));
+  }
+
+  /** `WindowPlacement.place`, held the same way (the spec gives it as the runner's windows). */
+  place(_action: unknown, order: WindowOrder): Promise<RecordedOutcome> {
+    const ticket = { claim: { key: order.ref, holder: stranger('window') }, ambiguous: false };
+    return new Promise((answer, fail) => this.calls.push({ ticket, order, answer, fail }));
   }
 
   startCampaign(_action: unknown, ticket: ActionTicket, then: CampaignFollower): void {
@@ -138,6 +148,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     publisher,
     metrics,
     { id: ME, nextHandling: () => `h${(handlings += 1)}` } as unknown as InstanceLiveness,
+    delivery as unknown as WindowPlacement,
     clock,
   );
   // This process is alive for the whole spec, as InstanceLiveness keeps it.
@@ -246,11 +257,11 @@ describe(ActionRunner.name, () => {
     expect(published.map((p) => p.outcome)).toEqual([sent('req-1'), sent('req-1')]);
   });
 
-  it('hands a campaign no window order: only a contact-list window keeps the event', async () => {
+  it('sends a campaign through delivery, not the windows: no window order is built for it', async () => {
     const { delivery, runner } = setUp();
     const running = runner.run(event, planned, source);
     await settle();
-    expect(delivery.calls[0].ticket.order).toBeUndefined();
+    expect(delivery.calls[0].order).toBeUndefined();
     delivery.calls[0].answer(sent('req-1'));
     expect(await running).toBe('sent');
   });
@@ -274,7 +285,7 @@ describe(ActionRunner.name, () => {
       const running = runner.run(event, windowed, keyed);
       await settle();
       // What the window keeps to publish the result later: the event, the key and the trace.
-      expect(delivery.calls[0].ticket.order).toEqual({
+      expect(delivery.calls[0].order).toEqual({
         ref: KEY,
         eventId: 'evt-1',
         eventType: 'user.signed_up.v1',

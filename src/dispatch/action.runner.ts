@@ -17,7 +17,12 @@ import {
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
-import { DeliveryService, type ActionTicket } from '../delivery/delivery.service';
+import {
+  DeliveryService,
+  type ActionTicket,
+  type DeliveredAction,
+} from '../delivery/delivery.service';
+import { WindowPlacement, type WindowAction } from '../windows/window.placement';
 import { ambiguousFailure } from '../delivery/vendor-trouble';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 
@@ -85,6 +90,7 @@ export class ActionRunner {
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
+    private readonly windows: WindowPlacement,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
@@ -120,18 +126,19 @@ export class ActionRunner {
    * `duplicate` by the window store. On failure the claim is given back and the error thrown, as
    * on the general path.
    */
-  private placeInWindow(handling: Handling, action: TemplateAction): Promise<ActionStatus> {
+  private async placeInWindow(handling: Handling, action: WindowAction): Promise<ActionStatus> {
+    return this.finish(handling, await this.place(handling, action));
+  }
+
+  /** Stores a window action's member (`in-window`); on failure gives the claim back and throws. */
+  private async place(handling: Handling, action: WindowAction): Promise<RecordedOutcome> {
     const { key, event, template, source, holder } = handling;
-    const order = windowOrder(key, event, template.name, source);
-    return this.vendor
-      .execute(action, { claim: { key, holder }, ambiguous: false, trace: source.trace, order })
-      .then(
-        (outcome) => this.finish(handling, outcome),
-        async (error: unknown) => {
-          await this.store.release(key, holder).catch(() => undefined);
-          throw error;
-        },
-      );
+    try {
+      return await this.windows.place(action, windowOrder(key, event, template.name, source));
+    } catch (error) {
+      await this.store.release(key, holder).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -217,7 +224,7 @@ export class ActionRunner {
    * starts (the claim the caller made, or the common path's send under way).
    */
   private async runFrom(handling: Handling, first: FirstStep): Promise<ActionStatus> {
-    const { event, template, action, source, key, holder } = handling;
+    const { action, source, key, holder } = handling;
     const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
     let ambiguous = false;
     let outcome: RecordedOutcome | undefined;
@@ -250,16 +257,13 @@ export class ActionRunner {
         }
         ambiguous = true;
       }
-      // Only a contact-list window keeps the event (its headers as text) until its list exists;
-      // built for it alone, not for every record a campaign holds in flight.
-      const order =
-        action.kind === 'contact-list' && action.mode === 'window'
-          ? windowOrder(key, event, template.name, source)
-          : undefined;
+      if (action.kind === 'contact-list' && action.mode === 'window') {
+        outcome = await this.place(handling, action);
+        break;
+      }
       outcome = await this.send(key, holder, action, {
         ambiguous,
         trace: source.trace,
-        order,
         recorded: () => {
           handling.recorded = true;
         },
@@ -321,8 +325,8 @@ export class ActionRunner {
   private send(
     key: string,
     holder: ClaimHolder,
-    action: TemplateAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'order' | 'recorded'>,
+    action: DeliveredAction,
+    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'recorded'>,
   ): Promise<RecordedOutcome | undefined> {
     const claim: HeldClaim = { key, holder };
     this.keepAlive(claim);

@@ -7,12 +7,11 @@ import { OutboundModule } from '../outbound/outbound.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { ActionRunner } from './action.runner';
 import { DispatchService } from './dispatch.service';
-import { WindowCloser } from './window.closer';
-import { ClusterModule } from '../cluster/cluster.module';
+import { WindowsModule } from '../windows/windows.module';
 
 /**
- * Per event: its templates' plans, each claimed, delivered once and answered with a result; and
- * the closer that creates contact-list windows' lists and answers their orders.
+ * Per event: its templates' plans, each claimed, delivered once (or placed in its contact-list
+ * window) and answered with a result.
  */
 @Module({
   imports: [
@@ -21,14 +20,9 @@ import { ClusterModule } from '../cluster/cluster.module';
     IdempotencyModule,
     OutboundModule,
     MetricsModule,
-    ClusterModule,
+    WindowsModule,
   ],
-  providers: [
-    { provide: CLOCK, useValue: systemClock },
-    ActionRunner,
-    DispatchService,
-    WindowCloser,
-  ],
+  providers: [{ provide: CLOCK, useValue: systemClock }, ActionRunner, DispatchService],
   exports: [DispatchService],
 })
 export class DispatchModule {}

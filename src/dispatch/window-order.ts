@@ -1,5 +1,5 @@
 import type { IHeaders } from 'kafkajs';
-import type { WindowOrder } from '../cluster/window.store';
+import type { WindowOrder } from '../windows/window.store';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { EventSource } from './dispatch-outcome';
 

@@ -19,6 +19,7 @@ import type { Planner, TemplateAction } from '../../src/templates/planner';
 import { signUp } from '../support/events';
 import { waitFor } from '../support/kafka-helpers';
 import { serviceEnv, uniqueTopics } from '../support/service-harness';
+import type { WindowPlacement } from '../../src/windows/window.placement';
 
 /** A vendor whose sends stay in flight until the test lets them finish. */
 class HeldVendor {
@@ -120,6 +121,8 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
       publisher,
       metrics,
       instance,
+      // Campaigns only: no action here has a contact-list window.
+      { place: () => Promise.reject(new Error('no windows here')) } as unknown as WindowPlacement,
     );
     return { runner, metrics, instance };
   }

@@ -4,7 +4,7 @@ import type {
   WindowEntry,
   WindowStore,
   WindowStoreOptions,
-} from '../../src/cluster/window.store';
+} from '../../src/windows/window.store';
 
 /** Makes a store with these options on this clock (ms since the epoch, moved by the spec). */
 // eslint-disable-next-line jest/no-export -- a shared contract, run by the spec of each store

@@ -1,13 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { IHeaders } from 'kafkajs';
 import { FakeClock } from '../../test/support/fake-clock';
-import { MemoryWindowStore } from '../cluster/memory-window.store';
-import type { ListWindow, WindowEntry } from '../cluster/window.store';
+import { MemoryWindowStore } from '../windows/memory-window.store';
+import type { ListWindow, WindowEntry } from '../windows/window.store';
 import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { CampaignBatcher } from '../delivery/campaign.batcher';
 import { ContactListBatcher } from '../delivery/contact-list.batcher';
-import { ContactListWindows } from '../delivery/contact-list.windows';
 import { DeliveryService } from '../delivery/delivery.service';
 import { VendorGate } from '../delivery/vendor.gate';
 import { VendorTrouble } from '../delivery/vendor-trouble';
@@ -70,14 +69,10 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const metrics = new MetricsService();
   const gate = new VendorGate(clock);
   const delivery = new DeliveryService(
-    config,
     {} as CampaignBatcher,
     new ContactListBatcher(vendor),
-    new ContactListWindows({ namePattern: 'l-{window}', clockSkewMs: 0 }, () => clock.now()),
-    windows,
     claims,
     new VendorTrouble(config, gate, metrics),
-    metrics,
   );
   const published: Published[] = [];
   const publisher = {

@@ -1,0 +1,62 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { CLOCK, systemClock, type Clock } from '../delivery/clock';
+import { DeliveryModule } from '../delivery/delivery.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
+import { MetricsModule } from '../metrics/metrics.module';
+import { OutboundModule } from '../outbound/outbound.module';
+import { ContactListWindows } from './contact-list.windows';
+import { MemoryWindowStore } from './memory-window.store';
+import { RedisWindowStore } from './redis-window.store';
+import { WindowCloser } from './window.closer';
+import { WindowPlacement } from './window.placement';
+import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './window.store';
+
+/**
+ * Everything about contact-list windows: the store every replica shares (Redis, or memory for one
+ * process), the naming of a window's lists, the placement of an order's member, and the closer
+ * that creates each list once it is due and answers its orders.
+ */
+@Module({
+  imports: [IdempotencyModule, MetricsModule, DeliveryModule, OutboundModule],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    {
+      provide: WINDOW_STORE,
+      inject: [AppConfig, SHARED_REDIS, CLOCK],
+      useFactory: (
+        { batching, idempotency }: AppConfig,
+        shared: SharedRedis | undefined,
+        clock: Clock,
+      ): WindowStore => {
+        const options: WindowStoreOptions = {
+          lingerMs: batching.lingerMs,
+          maxMembers: batching.contactListMaxMembers,
+          latePolicy: batching.contactListLatePolicy,
+          retentionSeconds: idempotency.ttlSeconds,
+        };
+        const now = () => clock.now();
+        return shared
+          ? new RedisWindowStore(shared.redis, shared.keyPrefix, options, now)
+          : new MemoryWindowStore(options, now);
+      },
+    },
+    {
+      provide: ContactListWindows,
+      inject: [AppConfig, CLOCK],
+      useFactory: ({ batching }: AppConfig, clock: Clock) =>
+        new ContactListWindows(
+          {
+            namePattern: batching.contactListNamePattern,
+            clockSkewMs: batching.contactListClockSkewMs,
+          },
+          () => clock.now(),
+        ),
+    },
+    WindowPlacement,
+    WindowCloser,
+  ],
+  exports: [WindowPlacement],
+})
+export class WindowsModule {}
