@@ -50,9 +50,6 @@ function inboundMessages(type: string): Doc {
     'Chosen by the producer: mailbridge does not read it, and keys the results and dead letters of ' +
       'the event with it. Use what the events must stay in order for (a user id, an order id).',
   );
-  const header = (h: HeaderSpec, extra: JsonSchema = {}) => ({
-    [h.name]: { type: 'string', description: h.description, ...extra },
-  });
   return {
     structured: {
       name: `${type}.structured`,
@@ -73,40 +70,7 @@ function inboundMessages(type: string): Doc {
         },
       ],
     },
-    binary: {
-      name: `${type}.binary`,
-      title: `${type} (binary)`,
-      summary: `${type} as a binary-mode CloudEvent: attributes in ce_ headers, data in the value.`,
-      contentType: JSON_CONTENT_TYPE,
-      headers: headersSchema(
-        {
-          ...header(INBOUND_CLOUDEVENT_HEADERS.specversion, { enum: ['1.0'] }),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.id, { minLength: 1 }),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.source, { minLength: 1 }),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.type, { enum: [type] }),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.time, { format: 'date-time' }),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.datacontenttype),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.dataschema),
-          ...header(INBOUND_CLOUDEVENT_HEADERS.subject),
-          [CONTENT_TYPE_HEADER]: JSON_MEDIA_TYPE,
-          ...traceparent(),
-        },
-        ['specversion', 'id', 'source', 'type', 'time'].map((a) => `ce_${a}`),
-      ),
-      payload: schemaRef(dataDefinition(type)),
-      bindings: key,
-      examples: [
-        {
-          name: 'binary',
-          headers: {
-            ce_specversion: '1.0',
-            ...Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`ce_${k}`, v])),
-            [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
-          },
-          payload: example.data,
-        },
-      ],
-    },
+    binary: inboundBinaryMessage(type, attributes, example.data, key),
     plain: {
       name: `${type}.plain`,
       title: `${type} (plain JSON)`,
@@ -117,6 +81,55 @@ function inboundMessages(type: string): Doc {
       bindings: key,
       examples: [{ name: 'plain', payload: { ...attributes, data: example.data } }],
     },
+  };
+}
+
+/**
+ * An inbound event as a binary-mode CloudEvent: its attributes in `ce_` headers, its data the
+ * value.
+ */
+function inboundBinaryMessage(
+  type: string,
+  attributes: Record<string, string>,
+  data: object,
+  key: Doc,
+): Doc {
+  const header = (h: HeaderSpec, extra: JsonSchema = {}) => ({
+    [h.name]: { type: 'string', description: h.description, ...extra },
+  });
+  return {
+    name: `${type}.binary`,
+    title: `${type} (binary)`,
+    summary: `${type} as a binary-mode CloudEvent: attributes in ce_ headers, data in the value.`,
+    contentType: JSON_CONTENT_TYPE,
+    headers: headersSchema(
+      {
+        ...header(INBOUND_CLOUDEVENT_HEADERS.specversion, { enum: ['1.0'] }),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.id, { minLength: 1 }),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.source, { minLength: 1 }),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.type, { enum: [type] }),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.time, { format: 'date-time' }),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.datacontenttype),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.dataschema),
+        ...header(INBOUND_CLOUDEVENT_HEADERS.subject),
+        [CONTENT_TYPE_HEADER]: JSON_MEDIA_TYPE,
+        ...traceparent(),
+      },
+      ['specversion', 'id', 'source', 'type', 'time'].map((a) => `ce_${a}`),
+    ),
+    payload: schemaRef(dataDefinition(type)),
+    bindings: key,
+    examples: [
+      {
+        name: 'binary',
+        headers: {
+          ce_specversion: '1.0',
+          ...Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`ce_${k}`, v])),
+          [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
+        },
+        payload: data,
+      },
+    ],
   };
 }
 
@@ -131,41 +144,8 @@ function resultMessages(type: string): Doc {
     sourceeventid: (data as { sourceEventId: string }).sourceEventId,
   };
   const key = keyBinding('The key of the event it answers (none if that had none).');
-  const h = RESULT_CLOUDEVENT_HEADERS;
-  const constraints: Record<string, JsonSchema> = {
-    specversion: { enum: ['1.0'] },
-    type: { enum: [type] },
-    time: { format: 'date-time' },
-  };
-  const ceHeaders = Object.fromEntries(
-    Object.entries(h).map(([attribute, spec]) => [
-      spec.name,
-      { type: 'string', description: spec.description, ...(constraints[attribute] ?? { minLength: 1 }) },
-    ]),
-  );
   return {
-    binary: {
-      name: `${type}.binary`,
-      title: `${type} (binary)`,
-      summary: `${type} as a binary-mode CloudEvent (the default): attributes in ce_ headers, data in the value.`,
-      contentType: JSON_CONTENT_TYPE,
-      headers: headersSchema(
-        { ...ceHeaders, [CONTENT_TYPE_HEADER]: contentType(JSON_CONTENT_TYPE, 'enum'), ...traceparent() },
-        [...Object.values(h).map((s) => s.name), CONTENT_TYPE_HEADER],
-      ),
-      payload: schemaRef(type),
-      bindings: key,
-      examples: [
-        {
-          name: 'binary',
-          headers: {
-            ...Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`ce_${k}`, v])),
-            [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
-          },
-          payload: data,
-        },
-      ],
-    },
+    binary: resultBinaryMessage(type, attributes, data, key),
     structured: {
       name: `${type}.structured`,
       title: `${type} (structured)`,
@@ -190,6 +170,52 @@ function resultMessages(type: string): Doc {
         },
       ],
     },
+  };
+}
+
+/**
+ * A result as a binary-mode CloudEvent (the default mode): its attributes in `ce_` headers, its
+ * data the value.
+ */
+function resultBinaryMessage(
+  type: string,
+  attributes: Record<string, string>,
+  data: object,
+  key: Doc,
+): Doc {
+  const h = RESULT_CLOUDEVENT_HEADERS;
+  const constraints: Record<string, JsonSchema> = {
+    specversion: { enum: ['1.0'] },
+    type: { enum: [type] },
+    time: { format: 'date-time' },
+  };
+  const ceHeaders = Object.fromEntries(
+    Object.entries(h).map(([attribute, spec]) => [
+      spec.name,
+      { type: 'string', description: spec.description, ...(constraints[attribute] ?? { minLength: 1 }) },
+    ]),
+  );
+  return {
+    name: `${type}.binary`,
+    title: `${type} (binary)`,
+    summary: `${type} as a binary-mode CloudEvent (the default): attributes in ce_ headers, data in the value.`,
+    contentType: JSON_CONTENT_TYPE,
+    headers: headersSchema(
+      { ...ceHeaders, [CONTENT_TYPE_HEADER]: contentType(JSON_CONTENT_TYPE, 'enum'), ...traceparent() },
+      [...Object.values(h).map((s) => s.name), CONTENT_TYPE_HEADER],
+    ),
+    payload: schemaRef(type),
+    bindings: key,
+    examples: [
+      {
+        name: 'binary',
+        headers: {
+          ...Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`ce_${k}`, v])),
+          [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
+        },
+        payload: data,
+      },
+    ],
   };
 }
 

@@ -2,13 +2,14 @@ import { parseVendorRate } from './vendor-rate';
 import type { EnvironmentVariables } from './environment.dto';
 import { kafkaSecrets, kafkaSecurityFrom, redactKafkaSecurity } from './kafka-security';
 
-/**
- * Where each validated variable lands in `AppConfig`. The sections' types below are inferred
- * from it, so a new setting is its field in `environment.dto.ts` plus one line here.
- */
 /** A stop's wait for vendor requests on the wire, unless SHUTDOWN_VENDOR_WAIT_MS says. */
 const DEFAULT_VENDOR_WAIT_MS = 5_000;
 
+/**
+ * Where each validated variable lands in `AppConfig`, one function per section. The sections'
+ * types below are inferred from them, so a new setting is its field in its area's class (in
+ * `environment/`) plus one line here.
+ */
 function sectionsFrom(env: EnvironmentVariables) {
   return {
     mode: env.MAILBRIDGE_MODE,
@@ -16,129 +17,165 @@ function sectionsFrom(env: EnvironmentVariables) {
     logFormat: env.LOG_FORMAT,
     logBufferMaxBytes: env.LOG_BUFFER_MAX_BYTES,
     httpPort: env.HTTP_PORT,
-    kafka: {
-      brokers: env.KAFKA_BROKERS.split(','),
-      /** `ssl` (false or TLS options) and `sasl` (undefined or one mechanism's settings). */
-      ...kafkaSecurityFrom(env),
-      clientId: env.KAFKA_CLIENT_ID,
-      groupId: env.KAFKA_GROUP_ID,
-      /** Create missing topics at startup (local mode); in production topics are provisioned. */
-      createTopics: env.KAFKA_CREATE_TOPICS,
-      topicPartitions: env.KAFKA_TOPIC_PARTITIONS,
-      /** -1: the broker's default. */
-      replicationFactor: env.KAFKA_REPLICATION_FACTOR,
-      /** How long a member may go without a heartbeat before its partitions go to another. */
-      sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
-    },
-    topics: {
-      userSignedUp: env.TOPIC_USER_SIGNED_UP,
-      orderPlaced: env.TOPIC_ORDER_PLACED,
-      campaignRequested: env.TOPIC_CAMPAIGN_REQUESTED,
-      contactListRequested: env.TOPIC_CONTACT_LIST_REQUESTED,
-      campaignSent: env.TOPIC_CAMPAIGN_SENT,
-      contactListCreated: env.TOPIC_CONTACT_LIST_CREATED,
-      dispatchFailed: env.TOPIC_DISPATCH_FAILED,
-      deadLetter: env.TOPIC_DEAD_LETTER,
-    },
-    results: {
-      /** CloudEvents content mode of every result (`binary` or `structured`). */
-      mode: env.RESULT_EVENT_MODE,
-      /** Every result's CloudEvents `source`. */
-      source: env.RESULT_EVENT_SOURCE,
-    },
-    vendor: {
-      relayBaseUrl: env.VENDOR_RELAY_BASE_URL.replace(/\/+$/, ''),
-      baseUrl: env.VENDOR_BASE_URL.replace(/\/+$/, ''),
-      contactsPath: env.VENDOR_CONTACTS_PATH,
-      relayAccessToken: env.VENDOR_RELAY_ACCESS_TOKEN,
-      relayTokenForm: env.VENDOR_RELAY_TOKEN_FORM,
-      apiKey: env.VENDOR_API_KEY,
-      allowInsecureHosts: env.VENDOR_ALLOW_INSECURE_HOSTS,
-      connectTimeoutMs: env.VENDOR_CONNECT_TIMEOUT_MS,
-      headersTimeoutMs: env.VENDOR_HEADERS_TIMEOUT_MS,
-      bodyTimeoutMs: env.VENDOR_BODY_TIMEOUT_MS,
-      retryMaxAttempts: env.VENDOR_RETRY_MAX_ATTEMPTS,
-      retryBaseMs: env.VENDOR_RETRY_BASE_MS,
-      retryCapMs: env.VENDOR_RETRY_CAP_MS,
-      retryAfterMaxMs: env.VENDOR_RETRY_AFTER_MAX_MS,
-      /** Try again a request whose fate is unknown (AMBIGUOUS_SEND_POLICY=resend). */
-      retryAmbiguous: env.AMBIGUOUS_SEND_POLICY === 'resend',
-      maxRecipientsPerRequest: env.VENDOR_MAX_RECIPIENTS_PER_REQUEST,
-      maxBodyBytes: env.VENDOR_MAX_BODY_BYTES,
-      poolConnections: env.VENDOR_POOL_CONNECTIONS,
-      chunkConcurrency: env.VENDOR_CHUNK_CONCURRENCY,
-    },
+    kafka: kafkaFrom(env),
+    topics: topicsFrom(env),
+    results: resultsFrom(env),
+    vendor: vendorFrom(env),
     /** The pace all replicas keep together per vendor endpoint and key (`src/cluster/`). */
-    requestBudget: {
-      /** Undefined: no pace (a 429's Retry-After still holds every replica back). */
-      contacts: {
-        rate: parseVendorRate(env.VENDOR_CONTACTS_RATE),
-        burst: env.VENDOR_CONTACTS_BURST,
-      },
-      relay: { rate: parseVendorRate(env.VENDOR_RELAY_RATE), burst: env.VENDOR_RELAY_BURST },
-      marginMs: env.VENDOR_RATE_MARGIN_MS,
-    },
-    sender: {
-      from: { name: env.SENDER_FROM_NAME, email: env.SENDER_FROM_EMAIL },
-      // Spread, so that the type says what templates rely on: no reply-to unless one is set.
-      ...(env.SENDER_REPLY_TO_EMAIL
-        ? {
-            replyTo: {
-              name: env.SENDER_REPLY_TO_NAME ?? env.SENDER_FROM_NAME,
-              email: env.SENDER_REPLY_TO_EMAIL,
-            },
-          }
-        : {}),
-      disableTrackingLinks: env.DISABLE_TRACKING_LINKS,
-    },
-    consumer: {
-      /** Records admitted at once per instance; beyond it, fetching waits. */
-      maxInFlight: env.CONSUMER_MAX_IN_FLIGHT,
-      /** Bytes of the records admitted at once; beyond it, fetching waits too. */
-      maxInFlightBytes: env.CONSUMER_MAX_IN_FLIGHT_BYTES,
-      commitIntervalMs: env.CONSUMER_COMMIT_INTERVAL_MS,
-      /** Partitions whose batches are handled at once. */
-      partitionsConcurrently: env.CONSUMER_PARTITIONS_CONCURRENTLY,
-      maxEventBytes: env.MAX_EVENT_BYTES,
-      /** Applied only to partitions for which the group has no committed offset. */
-      startFrom: env.CONSUMER_START_FROM,
-      /** How long the pipeline may make no progress while it has work before liveness fails. */
-      livenessStallMs: env.LIVENESS_STALL_MS,
-    },
-    batching: {
-      lingerMs: env.BATCH_LINGER_MS,
-      /** Up to this, a campaign request keeps gathering while records wait that would fill it. */
-      maxLingerMs: env.BATCH_MAX_LINGER_MS,
-      maxRecipients: env.BATCH_MAX_RECIPIENTS,
-      maxBytes: env.BATCH_MAX_BYTES,
-      contactListWindowMs: env.CONTACT_LIST_WINDOW_MS,
-      contactListMaxMembers: env.CONTACT_LIST_MAX_MEMBERS,
-      /** A window starting further ahead of our clock than this is replaced by the current one. */
-      contactListClockSkewMs: env.CONTACT_LIST_CLOCK_SKEW_MS,
-      contactListNamePattern: env.CONTACT_LIST_NAME_PATTERN,
-      /** Where an order goes once its window's list is being created (see `WindowStore`). */
-      contactListLatePolicy: env.CONTACT_LIST_LATE_POLICY,
-      pauseOnVendorFailureMs: env.PAUSE_ON_VENDOR_FAILURE_MS,
-      pauseOnAuthFailureMs: env.PAUSE_ON_AUTH_FAILURE_MS,
-    },
-    idempotency: {
-      store: env.IDEMPOTENCY_STORE,
-      redisUrl: env.REDIS_URL,
-      /** Namespace of the keys in Redis, for deployments (or benchmark runs) sharing one. */
-      keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
-      ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
-      /** How long a started send blocks others from the same event before it counts as abandoned. */
-      claimTtlMs: env.IDEMPOTENCY_CLAIM_TTL_MS,
-      /** How long an instance counts as alive after its last heartbeat; then its claims are free. */
-      instanceTtlMs: env.IDEMPOTENCY_INSTANCE_TTL_MS,
-      /** A send that may already have reached the vendor: send again, or fail it as ambiguous. */
-      ambiguousSendPolicy: env.AMBIGUOUS_SEND_POLICY,
-    },
+    requestBudget: requestBudgetFrom(env),
+    sender: senderFrom(env),
+    consumer: consumerFrom(env),
+    batching: batchingFrom(env),
+    idempotency: idempotencyFrom(env),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     /** How long a stop waits for vendor requests already written before aborting them. */
     shutdownVendorWaitMs:
       env.SHUTDOWN_VENDOR_WAIT_MS ??
       Math.min(DEFAULT_VENDOR_WAIT_MS, Math.floor(env.SHUTDOWN_TIMEOUT_MS / 3)),
+  };
+}
+
+function kafkaFrom(env: EnvironmentVariables) {
+  return {
+    brokers: env.KAFKA_BROKERS.split(','),
+    /** `ssl` (false or TLS options) and `sasl` (undefined or one mechanism's settings). */
+    ...kafkaSecurityFrom(env),
+    clientId: env.KAFKA_CLIENT_ID,
+    groupId: env.KAFKA_GROUP_ID,
+    /** Create missing topics at startup (local mode); in production topics are provisioned. */
+    createTopics: env.KAFKA_CREATE_TOPICS,
+    topicPartitions: env.KAFKA_TOPIC_PARTITIONS,
+    /** -1: the broker's default. */
+    replicationFactor: env.KAFKA_REPLICATION_FACTOR,
+    /** How long a member may go without a heartbeat before its partitions go to another. */
+    sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+  };
+}
+
+function topicsFrom(env: EnvironmentVariables) {
+  return {
+    userSignedUp: env.TOPIC_USER_SIGNED_UP,
+    orderPlaced: env.TOPIC_ORDER_PLACED,
+    campaignRequested: env.TOPIC_CAMPAIGN_REQUESTED,
+    contactListRequested: env.TOPIC_CONTACT_LIST_REQUESTED,
+    campaignSent: env.TOPIC_CAMPAIGN_SENT,
+    contactListCreated: env.TOPIC_CONTACT_LIST_CREATED,
+    dispatchFailed: env.TOPIC_DISPATCH_FAILED,
+    deadLetter: env.TOPIC_DEAD_LETTER,
+  };
+}
+
+function resultsFrom(env: EnvironmentVariables) {
+  return {
+    /** CloudEvents content mode of every result (`binary` or `structured`). */
+    mode: env.RESULT_EVENT_MODE,
+    /** Every result's CloudEvents `source`. */
+    source: env.RESULT_EVENT_SOURCE,
+  };
+}
+
+function vendorFrom(env: EnvironmentVariables) {
+  return {
+    relayBaseUrl: env.VENDOR_RELAY_BASE_URL.replace(/\/+$/, ''),
+    baseUrl: env.VENDOR_BASE_URL.replace(/\/+$/, ''),
+    contactsPath: env.VENDOR_CONTACTS_PATH,
+    relayAccessToken: env.VENDOR_RELAY_ACCESS_TOKEN,
+    relayTokenForm: env.VENDOR_RELAY_TOKEN_FORM,
+    apiKey: env.VENDOR_API_KEY,
+    allowInsecureHosts: env.VENDOR_ALLOW_INSECURE_HOSTS,
+    connectTimeoutMs: env.VENDOR_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: env.VENDOR_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: env.VENDOR_BODY_TIMEOUT_MS,
+    retryMaxAttempts: env.VENDOR_RETRY_MAX_ATTEMPTS,
+    retryBaseMs: env.VENDOR_RETRY_BASE_MS,
+    retryCapMs: env.VENDOR_RETRY_CAP_MS,
+    retryAfterMaxMs: env.VENDOR_RETRY_AFTER_MAX_MS,
+    /** Try again a request whose fate is unknown (AMBIGUOUS_SEND_POLICY=resend). */
+    retryAmbiguous: env.AMBIGUOUS_SEND_POLICY === 'resend',
+    maxRecipientsPerRequest: env.VENDOR_MAX_RECIPIENTS_PER_REQUEST,
+    maxBodyBytes: env.VENDOR_MAX_BODY_BYTES,
+    poolConnections: env.VENDOR_POOL_CONNECTIONS,
+    chunkConcurrency: env.VENDOR_CHUNK_CONCURRENCY,
+  };
+}
+
+function requestBudgetFrom(env: EnvironmentVariables) {
+  return {
+    /** Undefined: no pace (a 429's Retry-After still holds every replica back). */
+    contacts: {
+      rate: parseVendorRate(env.VENDOR_CONTACTS_RATE),
+      burst: env.VENDOR_CONTACTS_BURST,
+    },
+    relay: { rate: parseVendorRate(env.VENDOR_RELAY_RATE), burst: env.VENDOR_RELAY_BURST },
+    marginMs: env.VENDOR_RATE_MARGIN_MS,
+  };
+}
+
+function senderFrom(env: EnvironmentVariables) {
+  return {
+    from: { name: env.SENDER_FROM_NAME, email: env.SENDER_FROM_EMAIL },
+    // Spread, so that the type says what templates rely on: no reply-to unless one is set.
+    ...(env.SENDER_REPLY_TO_EMAIL
+      ? {
+          replyTo: {
+            name: env.SENDER_REPLY_TO_NAME ?? env.SENDER_FROM_NAME,
+            email: env.SENDER_REPLY_TO_EMAIL,
+          },
+        }
+      : {}),
+    disableTrackingLinks: env.DISABLE_TRACKING_LINKS,
+  };
+}
+
+function consumerFrom(env: EnvironmentVariables) {
+  return {
+    /** Records admitted at once per instance; beyond it, fetching waits. */
+    maxInFlight: env.CONSUMER_MAX_IN_FLIGHT,
+    /** Bytes of the records admitted at once; beyond it, fetching waits too. */
+    maxInFlightBytes: env.CONSUMER_MAX_IN_FLIGHT_BYTES,
+    commitIntervalMs: env.CONSUMER_COMMIT_INTERVAL_MS,
+    /** Partitions whose batches are handled at once. */
+    partitionsConcurrently: env.CONSUMER_PARTITIONS_CONCURRENTLY,
+    maxEventBytes: env.MAX_EVENT_BYTES,
+    /** Applied only to partitions for which the group has no committed offset. */
+    startFrom: env.CONSUMER_START_FROM,
+    /** How long the pipeline may make no progress while it has work before liveness fails. */
+    livenessStallMs: env.LIVENESS_STALL_MS,
+  };
+}
+
+function batchingFrom(env: EnvironmentVariables) {
+  return {
+    lingerMs: env.BATCH_LINGER_MS,
+    /** Up to this, a campaign request keeps gathering while records wait that would fill it. */
+    maxLingerMs: env.BATCH_MAX_LINGER_MS,
+    maxRecipients: env.BATCH_MAX_RECIPIENTS,
+    maxBytes: env.BATCH_MAX_BYTES,
+    contactListWindowMs: env.CONTACT_LIST_WINDOW_MS,
+    contactListMaxMembers: env.CONTACT_LIST_MAX_MEMBERS,
+    /** A window starting further ahead of our clock than this is replaced by the current one. */
+    contactListClockSkewMs: env.CONTACT_LIST_CLOCK_SKEW_MS,
+    contactListNamePattern: env.CONTACT_LIST_NAME_PATTERN,
+    /** Where an order goes once its window's list is being created (see `WindowStore`). */
+    contactListLatePolicy: env.CONTACT_LIST_LATE_POLICY,
+    pauseOnVendorFailureMs: env.PAUSE_ON_VENDOR_FAILURE_MS,
+    pauseOnAuthFailureMs: env.PAUSE_ON_AUTH_FAILURE_MS,
+  };
+}
+
+function idempotencyFrom(env: EnvironmentVariables) {
+  return {
+    store: env.IDEMPOTENCY_STORE,
+    redisUrl: env.REDIS_URL,
+    /** Namespace of the keys in Redis, for deployments (or benchmark runs) sharing one. */
+    keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
+    ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+    /** How long a started send blocks others from the same event before it counts as abandoned. */
+    claimTtlMs: env.IDEMPOTENCY_CLAIM_TTL_MS,
+    /** How long an instance counts as alive after its last heartbeat; then its claims are free. */
+    instanceTtlMs: env.IDEMPOTENCY_INSTANCE_TTL_MS,
+    /** A send that may already have reached the vendor: send again, or fail it as ambiguous. */
+    ambiguousSendPolicy: env.AMBIGUOUS_SEND_POLICY,
   };
 }
 

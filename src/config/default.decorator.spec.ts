@@ -25,6 +25,16 @@ class Other {
   NAME!: string;
 }
 
+/** An area of a schema built by extending another, as `EnvironmentVariables` is. */
+class Extended extends Schema {
+  @LocalDefault('kafka:9092')
+  override BROKERS!: string;
+
+  @Default('10')
+  @ReadableFromFile()
+  TIMEOUT!: string;
+}
+
 describe(Default.name, () => {
   it('gives production its defaults, and local mode its own where it has one', () => {
     expect(defaultsFor(Schema, 'production')).toEqual({ PARTITIONS: '6', CREATE_TOPICS: 'false' });
@@ -39,5 +49,22 @@ describe(Default.name, () => {
     expect(defaultsFor(Other, 'production')).toEqual({ NAME: 'other' });
     expect(variablesReadableFromFile(Schema)).toEqual(['PASSWORD']);
     expect(variablesReadableFromFile(Other)).toEqual([]);
+  });
+
+  it('gives a subclass its ancestors’ variables, in order, its own declarations replacing theirs', () => {
+    expect(defaultsFor(Extended, 'production')).toEqual({
+      PARTITIONS: '6',
+      CREATE_TOPICS: 'false',
+      TIMEOUT: '10',
+    });
+    expect(Object.keys(defaultsFor(Extended, 'local'))).toEqual([
+      'PARTITIONS',
+      'CREATE_TOPICS',
+      'BROKERS',
+      'TIMEOUT',
+    ]);
+    expect(defaultsFor(Extended, 'local').BROKERS).toBe('kafka:9092');
+    expect(variablesReadableFromFile(Extended)).toEqual(['PASSWORD', 'TIMEOUT']);
+    expect(defaultsFor(Schema, 'local').BROKERS).toBe('127.0.0.1:9092');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Defaults written beside the validation rules of each variable (`environment.dto.ts`), so that
+ * Defaults written beside the validation rules of each variable (`environment/*.env.ts`), so that
  * a setting is declared in one place. Values are strings, as the environment would give them:
  * the DTO's decorators then convert and validate a default exactly like a value that was set.
  */
@@ -46,10 +46,29 @@ export function ReadableFromFile(): PropertyDecorator {
   };
 }
 
+/**
+ * The prototypes whose decorators `schema` has: its own and those of the classes it extends, the
+ * furthest ancestor first, so that the schema's variables keep the order they are declared in and
+ * a subclass's declaration of a variable replaces its ancestor's.
+ */
+function prototypesOf(schema: Schema): object[] {
+  const chain: object[] = [];
+  let prototype = schema.prototype as object | null;
+  while (prototype && prototype !== Object.prototype) {
+    chain.unshift(prototype);
+    prototype = Object.getPrototypeOf(prototype) as object | null;
+  }
+  return chain;
+}
+
 /** The defaults of `schema` in one mode, as the raw environment strings they stand in for. */
 export function defaultsFor(schema: Schema, mode: Mode): Record<string, string> {
+  const byName = new Map<string, Defaults>();
+  for (const prototype of prototypesOf(schema)) {
+    for (const [name, byMode] of defaults.get(prototype) ?? []) byName.set(name, byMode);
+  }
   const values: Record<string, string> = {};
-  for (const [name, byMode] of defaults.get(schema.prototype as object) ?? []) {
+  for (const [name, byMode] of byName) {
     const value = byMode[mode];
     if (value !== undefined) values[name] = value;
   }
@@ -58,5 +77,6 @@ export function defaultsFor(schema: Schema, mode: Mode): Record<string, string> 
 
 /** Every variable of `schema` declared {@link ReadableFromFile}. */
 export function variablesReadableFromFile(schema: Schema): readonly string[] {
-  return fileVariables.get(schema.prototype as object) ?? [];
+  const names = prototypesOf(schema).flatMap((prototype) => fileVariables.get(prototype) ?? []);
+  return [...new Set(names)];
 }

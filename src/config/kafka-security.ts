@@ -154,6 +154,19 @@ function checkTls(
   if (vars.KAFKA_SSL_CA !== undefined && !parsesAsCertificates(vars.KAFKA_SSL_CA)) {
     problems.push(`${name('KAFKA_SSL_CA')} does not hold PEM certificates`);
   }
+  return [...problems, ...checkClientCertificate(vars, name)];
+}
+
+/**
+ * The client certificate (mTLS): a certificate and its key, set together, each parsing, the key
+ * decrypted by its passphrase if it has one, and the certificate for that key. `name` gives the
+ * variable as the operator set it.
+ */
+function checkClientCertificate(
+  vars: EnvironmentVariables,
+  name: (variable: string) => string,
+): string[] {
+  const problems: string[] = [];
   const { KAFKA_SSL_CERT: certPem, KAFKA_SSL_KEY: keyPem, KAFKA_SSL_KEY_PASSPHRASE: pass } = vars;
   if ((certPem === undefined) !== (keyPem === undefined)) {
     problems.push(

@@ -101,23 +101,7 @@ function compare(narrow: Node, wide: Node, path: string, out: BreakingChange[]):
 
   compareTypes(x, xs, y, ys, report);
   compareEnums(x, xs, y, ys, report);
-  for (const k of LIMITS_AT_MOST) {
-    const [a, b] = [xs[k] as number | undefined, ys[k] as number | undefined];
-    if (b !== undefined && (a === undefined || a > b)) {
-      report(`${k} ${y.label} ${b}, ${x.label} ${a ?? 'none'}`);
-    }
-  }
-  for (const k of LIMITS_AT_LEAST) {
-    const [a, b] = [xs[k] as number | undefined, ys[k] as number | undefined];
-    if (b !== undefined && (a === undefined || a < b)) {
-      report(`${k} ${y.label} ${b}, ${x.label} ${a ?? 'none'}`);
-    }
-  }
-  for (const k of [...UNCHANGED, ...unknownKeywords(xs, ys)]) {
-    if (ys[k] !== undefined && !isDeepStrictEqual(xs[k], ys[k])) {
-      report(`${k} changed (${x.label} ${show(xs[k])}, ${y.label} ${show(ys[k])})`);
-    }
-  }
+  compareKeywords(x, xs, y, ys, report);
   if (ys.items !== undefined) {
     compare(
       { ...x, schema: (xs.items as JsonSchema) ?? true },
@@ -169,6 +153,37 @@ function compareEnums(
   const wide = ys.enum as unknown[];
   const extra = (xs.enum as unknown[]).filter((v) => !wide.some((w) => isDeepStrictEqual(v, w)));
   if (extra.length > 0) report(`enum: ${x.label} allows ${show(extra)}, ${y.label} does not`);
+}
+
+/**
+ * The limits, which the narrow side must keep within the wide side's, and the keywords that
+ * cannot be judged here (unknown ones included), which must equal the wide side's where it has
+ * them.
+ */
+function compareKeywords(
+  x: Node,
+  xs: JsonSchema,
+  y: Node,
+  ys: JsonSchema,
+  report: (change: string) => void,
+): void {
+  for (const k of LIMITS_AT_MOST) {
+    const [a, b] = [xs[k] as number | undefined, ys[k] as number | undefined];
+    if (b !== undefined && (a === undefined || a > b)) {
+      report(`${k} ${y.label} ${b}, ${x.label} ${a ?? 'none'}`);
+    }
+  }
+  for (const k of LIMITS_AT_LEAST) {
+    const [a, b] = [xs[k] as number | undefined, ys[k] as number | undefined];
+    if (b !== undefined && (a === undefined || a < b)) {
+      report(`${k} ${y.label} ${b}, ${x.label} ${a ?? 'none'}`);
+    }
+  }
+  for (const k of [...UNCHANGED, ...unknownKeywords(xs, ys)]) {
+    if (ys[k] !== undefined && !isDeepStrictEqual(xs[k], ys[k])) {
+      report(`${k} changed (${x.label} ${show(xs[k])}, ${y.label} ${show(ys[k])})`);
+    }
+  }
 }
 
 function compareObjects(

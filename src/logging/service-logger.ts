@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { isColorSupported, build as prettyStream } from 'pino-pretty';
-import type { LogFormat, LogLevel } from '../config/environment.dto';
+import type { LogFormat, LogLevel } from '../config/environment/service.env';
 import { DroppedLines } from './dropped-lines';
 import { LogScrubber } from './log-scrubber';
 

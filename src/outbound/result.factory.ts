@@ -14,7 +14,7 @@ import {
   type EmailDispatchFailedV1,
 } from '../contracts/email-dispatch-failed.v1';
 import type { EventEnvelope } from '../contracts/event-envelope';
-import { resultEventId } from '../contracts/result-event';
+import { resultEventId, type ResultEvent } from '../contracts/result-event';
 import type { TopicsConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 
@@ -33,13 +33,7 @@ export function resultFor(
   time: Date | string,
   resultSource: string,
 ): ResultEventOf {
-  const base = {
-    specversion: '1.0',
-    source: resultSource,
-    time: typeof time === 'string' ? time : time.toISOString(),
-    datacontenttype: 'application/json',
-    sourceeventid: source.id,
-  } as const;
+  const base = sharedAttributes(source, time, resultSource);
   const origin = { sourceEventId: source.id, sourceEventType: source.type, template };
   switch (outcome.status) {
     case 'sent':
@@ -88,6 +82,21 @@ export function resultFor(
       };
     }
   }
+}
+
+/** The attributes a result has whatever its type: all but its `id`, `type` and `data`. */
+function sharedAttributes(
+  source: Pick<EventEnvelope, 'id'>,
+  time: Date | string,
+  resultSource: string,
+): Omit<ResultEvent<string, unknown>, 'id' | 'type' | 'data'> {
+  return {
+    specversion: '1.0',
+    source: resultSource,
+    time: typeof time === 'string' ? time : time.toISOString(),
+    datacontenttype: 'application/json',
+    sourceeventid: source.id,
+  };
 }
 
 /**

@@ -1,0 +1,81 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, Matches, Min } from 'class-validator';
+import { Default } from '../default.decorator';
+import { ConsumerEnvironment } from './consumer.env';
+
+export const CONTACT_LIST_LATE_POLICIES = ['follow-up', 'next-window'] as const;
+export type ContactListLatePolicy = (typeof CONTACT_LIST_LATE_POLICIES)[number];
+
+/**
+ * How events are gathered into vendor requests: campaign batches (`BATCH_*`), contact-list
+ * windows (`CONTACT_LIST_*`), and the pauses after the vendor fails (`PAUSE_ON_*`).
+ */
+export class BatchingEnvironment extends ConsumerEnvironment {
+  @Default('100')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BATCH_LINGER_MS!: number;
+
+  /** While the consumer is behind, how long a campaign request not yet full may keep gathering. */
+  @Default('1000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BATCH_MAX_LINGER_MS!: number;
+
+  @Default('1000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BATCH_MAX_RECIPIENTS!: number;
+
+  @Default('4194304')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  BATCH_MAX_BYTES!: number;
+
+  @Default('10000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  CONTACT_LIST_WINDOW_MS!: number;
+
+  @Default('1000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  CONTACT_LIST_MAX_MEMBERS!: number;
+
+  /** How far ahead of our clock an order's `placedAt` may be and still choose its own window. */
+  @Default('30000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  CONTACT_LIST_CLOCK_SKEW_MS!: number;
+
+  /**
+   * An order arriving once its window's list is being created: into a follow-up list of its
+   * window (`<list>-late-<n>`), or into the window of the present.
+   */
+  @Default('follow-up')
+  @IsIn(CONTACT_LIST_LATE_POLICIES)
+  CONTACT_LIST_LATE_POLICY!: ContactListLatePolicy;
+
+  @Default('new-customers-{window}')
+  @Matches(/\{window\}/, { message: 'CONTACT_LIST_NAME_PATTERN must contain {window}' })
+  CONTACT_LIST_NAME_PATTERN!: string;
+
+  @Default('5000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  PAUSE_ON_VENDOR_FAILURE_MS!: number;
+
+  @Default('60000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  PAUSE_ON_AUTH_FAILURE_MS!: number;
+}

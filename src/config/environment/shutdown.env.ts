@@ -1,0 +1,24 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Min } from 'class-validator';
+import { Default } from '../default.decorator';
+import { IdempotencyEnvironment } from './idempotency.env';
+
+/** How long a stop may take (`SHUTDOWN_*`), and how much of it the vendor's requests may have. */
+export class ShutdownEnvironment extends IdempotencyEnvironment {
+  @Default('15000')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  SHUTDOWN_TIMEOUT_MS!: number;
+
+  /**
+   * How long a stop waits for vendor requests already written; then they are aborted (their fate
+   * unknown). Below SHUTDOWN_TIMEOUT_MS, so that the stop ends within it whatever the vendor does;
+   * unset, 5 s or a third of SHUTDOWN_TIMEOUT_MS, whichever is shorter.
+   */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_VENDOR_WAIT_MS?: number;
+}
