@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config/config.loader';
 import { RedisWindowStore } from '../../src/windows/redis-window.store';
 import { CampaignBatcher } from '../../src/delivery/campaign.batcher';
 import { ContactListBatcher } from '../../src/delivery/contact-list.batcher';
@@ -9,9 +8,7 @@ import { VendorClient } from '../../src/email-api/vendor.client';
 import { ClaimLostError } from '../../src/idempotency/claim-lost.error';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
-
-const RELAY_KEY = 'relay-key-handover-5c1e';
-const API_KEY = 'api-key-handover-77d0';
+import { sandboxVendorConfig, SANDBOX_KEYS } from '../support/sandbox-vendor';
 
 /**
  * A holder that gave its work back, or lost it, never writes its request afterwards: the check
@@ -30,23 +27,14 @@ describe('a request whose holder gave it back while a retry waited', () => {
 
   beforeEach(async () => {
     sandbox = new SandboxServer({
-      relayAccessToken: RELAY_KEY,
-      apiKey: API_KEY,
+      ...SANDBOX_KEYS,
       faults: { statuses: [{ status: 503, share: 1 }] },
     });
     const url = await sandbox.listen(0);
     let heardRetry: () => void = () => undefined;
     retryWaiting = new Promise((resolve) => (heardRetry = resolve));
     const held = new Promise<void>((resolve) => (releaseRetry = resolve));
-    const config = loadConfig({
-      KAFKA_BROKERS: '127.0.0.1:1',
-      SENDER_FROM_EMAIL: 'hello@shop.example',
-      VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-      VENDOR_BASE_URL: `${url}/v1`,
-      VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
-      VENDOR_API_KEY: API_KEY,
-      VENDOR_RETRY_MAX_ATTEMPTS: '3',
-    }).vendor;
+    const config = sandboxVendorConfig(url, { VENDOR_RETRY_MAX_ATTEMPTS: '3' });
     const quiet = { log: () => undefined, warn: () => undefined };
     client = new VendorClient(config, {
       logger: quiet,

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type { VendorConfig } from '../../src/config/app-config';
-import { loadConfig } from '../../src/config/config.loader';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import type { FaultConfig } from '../../src/sandbox/sandbox-options';
 import { VendorClient } from '../../src/email-api/vendor.client';
@@ -10,12 +9,12 @@ import type {
   CampaignRequest,
   CampaignSendResult,
 } from '../../src/email-api/vendor.types';
+import { sandboxVendorConfig, SANDBOX_KEYS } from '../support/sandbox-vendor';
 import { seededRandom } from '../support/seeded-random';
 
 jest.setTimeout(60_000);
 
-const RELAY_KEY = 'relay-key-int-1f6d';
-const API_KEY = 'api-key-int-93ab';
+const { relayAccessToken: RELAY_KEY, apiKey: API_KEY } = SANDBOX_KEYS;
 const MAX_ATTEMPTS = 10;
 
 function recipients(count: number): CampaignRecipient[] {
@@ -37,15 +36,9 @@ function campaign(to: CampaignRecipient[]): CampaignRequest {
   };
 }
 
-/** The config the service would build from these variables, pointed at the sandbox. */
+/** The service's vendor config against the sandbox, with the retries these specs count on. */
 function vendorConfig(url: string, env: Record<string, string> = {}): VendorConfig {
-  return loadConfig({
-    KAFKA_BROKERS: '127.0.0.1:1',
-    SENDER_FROM_EMAIL: 'hello@shop.example',
-    VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-    VENDOR_BASE_URL: `${url}/v1`,
-    VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
-    VENDOR_API_KEY: API_KEY,
+  return sandboxVendorConfig(url, {
     VENDOR_RETRY_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
     VENDOR_RETRY_BASE_MS: '10',
     VENDOR_RETRY_CAP_MS: '200',
@@ -53,7 +46,7 @@ function vendorConfig(url: string, env: Record<string, string> = {}): VendorConf
     VENDOR_CHUNK_CONCURRENCY: '4',
     VENDOR_POOL_CONNECTIONS: '4',
     ...env,
-  }).vendor;
+  });
 }
 
 describe('VendorClient against the sandbox over loopback', () => {

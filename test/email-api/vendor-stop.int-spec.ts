@@ -1,14 +1,11 @@
 import 'reflect-metadata';
-import { loadConfig } from '../../src/config/config.loader';
 import { VendorClient } from '../../src/email-api/vendor.client';
 import { StoppingError, VendorError } from '../../src/email-api/vendor.errors';
 import type { CampaignRequest } from '../../src/email-api/vendor.types';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import type { FaultConfig } from '../../src/sandbox/sandbox-options';
 import { waitFor } from '../support/kafka-helpers';
-
-const RELAY_KEY = 'relay-key-stop-41aa';
-const API_KEY = 'api-key-stop-0be3';
+import { sandboxVendorConfig, SANDBOX_KEYS } from '../support/sandbox-vendor';
 
 const campaign: CampaignRequest = {
   subject: 'Hello',
@@ -28,19 +25,13 @@ describe('VendorClient.stop against the sandbox over loopback', () => {
   let client: VendorClient;
 
   const start = async (faults: FaultConfig, sleep?: (ms: number) => Promise<void>) => {
-    sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY, faults });
+    sandbox = new SandboxServer({ ...SANDBOX_KEYS, faults });
     const url = await sandbox.listen(0);
-    const config = loadConfig({
-      KAFKA_BROKERS: '127.0.0.1:1',
-      SENDER_FROM_EMAIL: 'hello@shop.example',
-      VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-      VENDOR_BASE_URL: `${url}/v1`,
-      VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
-      VENDOR_API_KEY: API_KEY,
+    const config = sandboxVendorConfig(url, {
       VENDOR_RETRY_BASE_MS: '10000',
       VENDOR_RETRY_CAP_MS: '10000',
       VENDOR_HEADERS_TIMEOUT_MS: '60000',
-    }).vendor;
+    });
     const quiet = { log: () => undefined, warn: () => undefined };
     client = new VendorClient(config, { logger: quiet, sleep, random: () => 0.99 });
   };
@@ -104,21 +95,9 @@ describe('VendorClient.stop against the sandbox over loopback', () => {
   });
 
   it('reports an aborted request as an ambiguous vendor failure when no retry is allowed', async () => {
-    sandbox = new SandboxServer({
-      relayAccessToken: RELAY_KEY,
-      apiKey: API_KEY,
-      faults: { latencyMs: 3_000 },
-    });
+    sandbox = new SandboxServer({ ...SANDBOX_KEYS, faults: { latencyMs: 3_000 } });
     const url = await sandbox.listen(0);
-    const config = loadConfig({
-      KAFKA_BROKERS: '127.0.0.1:1',
-      SENDER_FROM_EMAIL: 'hello@shop.example',
-      VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-      VENDOR_BASE_URL: `${url}/v1`,
-      VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
-      VENDOR_API_KEY: API_KEY,
-      VENDOR_RETRY_MAX_ATTEMPTS: '1',
-    }).vendor;
+    const config = sandboxVendorConfig(url, { VENDOR_RETRY_MAX_ATTEMPTS: '1' });
     client = new VendorClient(config, { logger: { log: () => undefined, warn: () => undefined } });
     const creating = client.createContactList({ name: 'held' });
     await waitFor(() => sandbox.stats.held['/v1/contacts'] || undefined, {
