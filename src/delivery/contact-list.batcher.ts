@@ -43,7 +43,7 @@ export interface ListSend {
 /**
  * Creates contact lists, one request each, as a span linked to every event whose member the
  * list holds. The vendor can only create a list (with its members), never add to one: the
- * windows that gather the members of many orders live in `src/cluster/` (`WindowStore`), and
+ * windows that gather the members of many orders live in `src/windows/` (`WindowStore`), and
  * come here only to be created.
  */
 export class ContactListBatcher {

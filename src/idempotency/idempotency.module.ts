@@ -8,7 +8,7 @@ import { SHARED_REDIS, type SharedRedis } from './shared-redis';
 
 /**
  * The store of claims and outcomes (Redis, or memory locally), the Redis connection it shares
- * with `src/cluster/`, and this instance's heartbeat.
+ * with `src/cluster/` and `src/windows/`, and this instance's heartbeat.
  */
 @Module({
   providers: [

@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 
 /**
  * The Redis connection every replica shares state through (claims and outcomes, and what
- * `src/cluster/` keeps), with the namespace its keys go under; `undefined` when the service runs
- * on the in-memory store (one process, nothing to share). One connection, watched for hangs by
- * the idempotency store, so readiness speaks for everything that uses it.
+ * `src/cluster/` and `src/windows/` keep), with the namespace its keys go under; `undefined`
+ * when the service runs on the in-memory store (one process, nothing to share). One connection,
+ * watched for hangs by the idempotency store, so readiness speaks for everything that uses it.
  */
 export interface SharedRedis {
   redis: Redis;
