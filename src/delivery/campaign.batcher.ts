@@ -84,7 +84,6 @@ const RECHECK_MIN_MS = 10;
  */
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
-  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -166,12 +165,6 @@ export class CampaignBatcher {
     this.open.clear();
   }
 
-  /** Sends everything still gathering and waits for every request under way. */
-  async drain(): Promise<void> {
-    for (const key of [...this.open.keys()]) this.flush(key);
-    await Promise.allSettled([...this.inFlight]);
-  }
-
   private fits(batch: OpenBatch, addresses: string[], bytes: number): boolean {
     if (addresses.some((address) => batch.emails.has(address))) return false;
     return (
@@ -213,8 +206,7 @@ export class CampaignBatcher {
     if (!batch) return;
     this.open.delete(batchKey);
     batch.cancelTimer?.();
-    const sending = this.send(batch).finally(() => this.inFlight.delete(sending));
-    this.inFlight.add(sending);
+    void this.send(batch); // settles each of its entries itself
   }
 
   private async send(batch: OpenBatch): Promise<void> {
