@@ -38,7 +38,7 @@ export class ClusterModule implements OnApplicationShutdown {
     @Inject(REQUEST_BUDGET) private readonly budget: SharedRequestBudget,
   ) {}
 
-  /** The consumer's stop ends the budget's waits first (`app.ts`); this covers any other way. */
+  /** The vendor client's stop ends the budget's waits first; this covers a client never stopped. */
   async onApplicationShutdown(): Promise<void> {
     this.budget.close();
     await this.gateChannel.stop();

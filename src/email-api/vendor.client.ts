@@ -25,8 +25,6 @@ import {
 } from './vendor.observer';
 import { checkVendorConfig } from './vendor-config.check';
 import { failed, report, type CampaignSend, type CampaignSendHooks } from './campaign-send';
-
-export type { CampaignSendHooks };
 import {
   API_KEY_HEADER,
   RELAY_TOKEN_HEADER,
@@ -36,6 +34,8 @@ import {
   type ContactListCreated,
   type ContactListRequest,
 } from './vendor.types';
+
+export type { CampaignSendHooks };
 
 /** What the client writes to; Nest's `Logger` fits. Lines never hold keys or addresses. */
 export interface VendorLogger {
