@@ -1,4 +1,4 @@
-import type { ListWindow } from '../windows/window.store';
+import type { ListWindow } from './window.store';
 
 export interface WindowNamingOptions {
   /** List name for a window, e.g. `new-customers-{window}`. */

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { IHeaders } from 'kafkajs';
 import { FakeClock } from '../../test/support/fake-clock';
-import { MemoryWindowStore } from '../windows/memory-window.store';
-import type { ListWindow, WindowEntry } from '../windows/window.store';
+import { MemoryWindowStore } from './memory-window.store';
+import type { ListWindow, WindowEntry } from './window.store';
 import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import type { CampaignBatcher } from '../delivery/campaign.batcher';

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
-import { WINDOW_STORE, type TakenList, type WindowStore } from '../windows/window.store';
+import { WINDOW_STORE, type TakenList, type WindowStore } from './window.store';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 import { DeliveryService } from '../delivery/delivery.service';
 import { ambiguousFailure } from '../delivery/vendor-trouble';
