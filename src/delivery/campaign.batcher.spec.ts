@@ -1,12 +1,7 @@
 import type { CampaignSendHooks } from '../email-api/vendor.client';
 import { StoppingError, VendorError, VendorWithheldError } from '../email-api/vendor.errors';
 import type { CampaignRequest, CampaignSendResult } from '../email-api/vendor.types';
-import {
-  CampaignBatcher,
-  type CampaignDelivery,
-  type CampaignSender,
-  type SendLedger,
-} from './campaign.batcher';
+import { CampaignBatcher, type CampaignSender, type SendLedger } from './campaign.batcher';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
@@ -275,7 +270,6 @@ describe(CampaignBatcher.name, () => {
       failed: [],
       batchRecipientCount: 2,
       ambiguousAttempts: 0,
-      recorded: false, // no ledger
     });
     const mixed = await second;
     expect(mixed.sent.map((s) => s.recipient.email)).toEqual(['r2@example.com']);
@@ -288,15 +282,8 @@ describe(CampaignBatcher.name, () => {
       key: `e${n}:welcome`,
       holder: { instance: 'i', handling: `h${n}` },
     });
-    const sentOutcome = (d: CampaignDelivery) => ({
-      status: 'sent' as const,
-      requestIds: d.sent.map((s) => s.requestId),
-      message: 'ok',
-      recipientCount: d.sent.length,
-      batchRecipientCount: d.batchRecipientCount,
-    });
 
-    it('marks each request just before it is written, and records what it completes before the next one is answered', async () => {
+    it('marks each request just before it is written, and tells each caller the moment its recipients are answered', async () => {
       jest.useRealTimers();
       const store = new MemoryIdempotencyStore(3600);
       await store.heartbeat('i', 60_000);
@@ -306,10 +293,6 @@ describe(CampaignBatcher.name, () => {
         markSending: (claims) => {
           log.push(`mark ${claims.map((c) => c.key).join(',')}`);
           return store.markSending(claims);
-        },
-        complete: (outcomes) => {
-          log.push(`record ${outcomes.map((o) => o.key).join(',')}`);
-          return store.complete(outcomes);
         },
       };
       let answerSecond: () => void = () => undefined;
@@ -339,74 +322,45 @@ describe(CampaignBatcher.name, () => {
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
         ledger,
       );
-      const first = batcher.add('k', content, [recipient(1)], {
-        claim: claim(1),
-        outcomeOf: sentOutcome,
-      });
-      const second = batcher.add('k', content, [recipient(2)], {
-        claim: claim(2),
-        outcomeOf: sentOutcome,
-      });
+      const first = batcher.add('k', content, [recipient(1)], { claim: claim(1) });
+      const second = batcher.add('k', content, [recipient(2)], { claim: claim(2) });
+      first.then(
+        () => log.push('told 1'),
+        () => undefined,
+      );
       await waitUntil(() => log.includes('write 1'));
       expect(log).toEqual([
         `mark ${claim(1).key}`,
         'write 0',
-        `record ${claim(1).key}`,
         `mark ${claim(2).key}`,
+        'told 1', // before the second request is answered: its owner records it at once
         'write 1',
       ]);
-      const other = { instance: 'j', handling: 'x' };
-      expect(await store.claim(claim(1).key, other, 1)).toMatchObject({ kind: 'done' });
-      answerSecond();
       expect((await first).sent).toHaveLength(1);
+      answerSecond();
       expect((await second).ambiguousAttempts).toBe(1);
-      expect(await store.claim(claim(2).key, other, 1)).toEqual({
-        kind: 'done',
-        outcome: sentOutcome(await second),
+      // Marked, not recorded: recording the outcome is the caller's.
+      const other = { instance: 'j', handling: 'x' };
+      await store.retire('i');
+      expect(await store.claim(claim(1).key, other, 1)).toEqual({
+        kind: 'reclaimed',
+        maybeSent: true,
       });
     });
 
-    it('says which deliveries it recorded: those whose write the ledger acknowledged', async () => {
+    it('gives every caller not yet told the error when the send throws', async () => {
       jest.useRealTimers();
-      const store = new MemoryIdempotencyStore(3600);
-      await store.heartbeat('i', 60_000);
-      for (const n of [1, 2, 3]) await store.claim(claim(n).key, claim(n).holder, 60_000);
-      const ledger: SendLedger = {
-        markSending: (claims) => store.markSending(claims),
-        // Redis refuses the write of the second request's outcomes.
-        complete: (outcomes) =>
-          outcomes.some((o) => o.key === claim(2).key)
-            ? Promise.reject(new Error('READONLY'))
-            : store.complete(outcomes),
-      };
-      const batcher = new CampaignBatcher(
-        new RecordingSender(),
-        { maxRecipients: 1, maxBytes: 1e6, lingerMs: 10_000 },
-        ledger,
-      );
-      const add = (n: number, outcomeOf: (d: CampaignDelivery) => unknown) =>
-        batcher.add('k', content, [recipient(n)], {
-          claim: claim(n),
-          outcomeOf: outcomeOf as (d: CampaignDelivery) => ReturnType<typeof sentOutcome>,
-        });
-      const [recorded, refused, notEnding] = await Promise.all([
-        add(1, sentOutcome),
-        add(2, sentOutcome),
-        add(3, () => undefined), // an outcome that does not end its action: nothing to record
-      ]);
-      expect([recorded.recorded, refused.recorded, notEnding.recorded]).toEqual([
-        true,
-        false,
-        false,
-      ]);
-      // What was recorded comes back with the delivery, to be published as it is.
-      const other = { instance: 'j', handling: 'x' };
-      expect(await store.claim(claim(1).key, other, 1)).toEqual({
-        kind: 'done',
-        outcome: recorded.outcome,
+      const refused = new VendorError('campaign refused: subject contains a line break', false);
+      const sender: CampaignSender = { sendCampaign: () => Promise.reject(refused) };
+      const batcher = new CampaignBatcher(sender, {
+        maxRecipients: 2,
+        maxBytes: 1e6,
+        lingerMs: 10_000,
       });
-      expect(recorded.outcome).toEqual(sentOutcome(recorded));
-      expect([refused.outcome, notEnding.outcome]).toEqual([undefined, undefined]);
+      const both = [1, 2].map((n) =>
+        batcher.add('k', content, [recipient(n)], { claim: claim(n) }),
+      );
+      for (const added of both) await expect(added).rejects.toBe(refused);
     });
 
     it('does not send the recipients of a claim that was taken over, and says so', async () => {
@@ -423,14 +377,8 @@ describe(CampaignBatcher.name, () => {
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
         store,
       );
-      const kept = batcher.add('k', content, [recipient(1)], {
-        claim: claim(1),
-        outcomeOf: sentOutcome,
-      });
-      const lost = batcher.add('k', content, [recipient(2)], {
-        claim: claim(2),
-        outcomeOf: sentOutcome,
-      });
+      const kept = batcher.add('k', content, [recipient(1)], { claim: claim(1) });
+      const lost = batcher.add('k', content, [recipient(2)], { claim: claim(2) });
       await expect(lost).rejects.toBeInstanceOf(ClaimLostError);
       expect((await kept).sent).toHaveLength(1);
       expect(sender.requests.map((r) => r.recipients.to.map((t) => t.email))).toEqual([

@@ -10,16 +10,10 @@ import type {
   CampaignRequest,
   CampaignSendResult,
 } from '../email-api/vendor.types';
-import { AcceptanceRecorder } from './acceptance.recorder';
-import type {
-  BatchedAction,
-  CampaignDelivery,
-  CampaignSettle,
-  Entry,
-  SendLedger,
-} from './campaign-delivery';
+import { RequestCallers } from './request-callers';
+import type { BatchedAction, Entry, RecipientResults, SendLedger } from './batch-entry';
 
-export type { BatchedAction, CampaignDelivery, CampaignSettle, SendLedger };
+export type { BatchedAction, RecipientResults, SendLedger };
 
 export interface CampaignSender {
   /** `recipientJson`: each of `request.recipients.to` serialised, for the bodies to reuse. */
@@ -77,10 +71,9 @@ const RECHECK_MIN_MS = 10;
  * at its linger as before, so a steady flow pays no more than `lingerMs`.
  *
  * With a ledger, the claims of each vendor request are marked `sending` in one atomic step just
- * before it is written (a claim lost by then is not sent), and the outcome of every action a
- * request completes is recorded in one atomic step the moment the vendor accepts it, before any
- * other work: the window in which a crash can leave an accepted send unrecorded is one Redis
- * round trip.
+ * before it is written (a claim lost by then is not sent). Each caller hears what became of its
+ * recipients the moment the last of them is answered (`RequestCallers`); recording the outcome
+ * is the caller's.
  */
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
@@ -94,38 +87,26 @@ export class CampaignBatcher {
     private readonly clock: Clock = systemClock,
   ) {}
 
+  /** Adds one caller's recipients; resolves with what became of them once they are answered. */
   add(
     batchKey: string,
     content: CampaignContent,
     recipients: CampaignRecipient[],
     action?: BatchedAction,
-  ): Promise<CampaignDelivery> {
-    return new Promise<CampaignDelivery>((delivered, failed) =>
-      this.enter(batchKey, content, recipients, action, { delivered, failed }),
+  ): Promise<RecipientResults> {
+    if (this.stopped) return Promise.reject(new StoppingError());
+    return new Promise<RecipientResults>((delivered, failed) =>
+      this.enter(batchKey, content, { recipients, json: [], action, delivered, failed }),
     );
   }
 
-  /**
-   * {@link add} for a caller that follows many actions itself: `settle` hears what became of the
-   * recipients, with no promise of their own while they wait.
-   */
-  enter(
-    batchKey: string,
-    content: CampaignContent,
-    recipients: CampaignRecipient[],
-    action: BatchedAction | undefined,
-    settle: CampaignSettle,
-  ): void {
-    if (this.stopped) {
-      settle.failed(new StoppingError());
-      return;
-    }
+  private enter(batchKey: string, content: CampaignContent, entry: Entry): void {
     // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
     // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
-    const json = recipients.map((r) => JSON.stringify(r));
-    let bytes = 1 + json.length;
-    for (const text of json) bytes += Buffer.byteLength(text, 'utf8');
-    const addresses = recipients.map((r) => normalisedAddress(r.email));
+    entry.json = entry.recipients.map((r) => JSON.stringify(r));
+    let bytes = 1 + entry.json.length;
+    for (const text of entry.json) bytes += Buffer.byteLength(text, 'utf8');
+    const addresses = entry.recipients.map((r) => normalisedAddress(r.email));
     let batch = this.open.get(batchKey);
     if (batch && !this.fits(batch, addresses, bytes)) {
       this.flush(batchKey);
@@ -143,9 +124,9 @@ export class CampaignBatcher {
       this.open.set(batchKey, batch);
       batch.cancelTimer = this.clock.after(this.options.lingerMs, () => this.lingered(batchKey));
     }
-    batch.entries.push({ recipients, json, action, settle });
+    batch.entries.push(entry);
     for (const address of addresses) batch.emails.add(address);
-    batch.count += recipients.length;
+    batch.count += entry.recipients.length;
     batch.bytes += bytes;
     if (batch.count >= this.options.maxRecipients || batch.bytes >= this.options.maxBytes)
       this.flush(batchKey);
@@ -160,7 +141,7 @@ export class CampaignBatcher {
     this.stopped = true;
     for (const batch of this.open.values()) {
       batch.cancelTimer?.();
-      for (const entry of batch.entries) entry.settle.failed(new StoppingError());
+      for (const entry of batch.entries) entry.failed(new StoppingError());
     }
     this.open.clear();
   }
@@ -212,7 +193,7 @@ export class CampaignBatcher {
   private async send(batch: OpenBatch): Promise<void> {
     const entries = batch.entries;
     const to = entries.flatMap((e) => e.recipients);
-    const recorder = new AcceptanceRecorder(entries, to.length, this.ledger);
+    const callers = new RequestCallers(entries, this.ledger);
     const span = this.tracing?.vendorRequest(
       'send campaign',
       entries.map((e) => e.action?.trace),
@@ -223,36 +204,21 @@ export class CampaignBatcher {
       chunks = await this.sender.sendCampaign(
         { ...batch.content, recipients: { to } },
         {
-          beforeWrite: (indexes) => recorder.beforeWrite(indexes),
-          onChunk: (chunk) => recorder.heard(chunk),
+          beforeWrite: (indexes) => callers.beforeWrite(indexes),
+          onChunk: (chunk) => callers.heard(chunk),
         },
         entries.flatMap((e) => e.json),
       );
     } catch (error) {
       if (span) endSpan(span, error);
-      for (const entry of entries) entry.settle.failed(error);
+      callers.finish(error);
       return;
     }
     if (span) {
       span.setAttribute('mailbridge.vendor.requests', chunks.length);
       endSpan(span, chunks.find((chunk) => !chunk.ok)?.error);
     }
-    for (const chunk of chunks) recorder.heard(chunk); // a sender that did not report as it went
-    await recorder.settled();
-    for (const entry of entries) {
-      const lost = recorder.lostClaim(entry);
-      if (lost) {
-        entry.settle.failed(lost);
-        continue;
-      }
-      let delivery: CampaignDelivery;
-      try {
-        delivery = recorder.deliveryOf(entry);
-      } catch (error) {
-        entry.settle.failed(error);
-        continue;
-      }
-      entry.settle.delivered(delivery);
-    }
+    for (const chunk of chunks) callers.heard(chunk); // those not reported as they went
+    callers.finish();
   }
 }

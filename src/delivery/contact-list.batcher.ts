@@ -16,7 +16,7 @@ export interface ContactListCreator {
   ): Promise<ContactListCreated>;
 }
 
-export interface ContactListDelivery {
+export interface CreatedList {
   listId: string;
   name: string;
   memberCount: number;
@@ -57,11 +57,7 @@ export class ContactListBatcher {
    * only once the request holds its budget token, just before it is written: a list still
    * waiting for a token is not "maybe sent" when its replica stops or dies.
    */
-  async createExact(
-    name: string,
-    members: ContactMember[],
-    send: ListSend,
-  ): Promise<ContactListDelivery> {
+  async createExact(name: string, members: ContactMember[], send: ListSend): Promise<CreatedList> {
     const beforeWrite = async (): Promise<void> => {
       if (!(await send.markSending())) throw new ClaimLostError(name);
     };

@@ -10,7 +10,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { CampaignBatcher } from './campaign.batcher';
 import { ContactListBatcher } from './contact-list.batcher';
 import { ConsumerBacklog } from './consumer-backlog';
-import { DeliveryService } from './delivery.service';
+import { CampaignDelivery } from './campaign.delivery';
+import { ContactListDelivery } from './contact-list.delivery';
 import { CLOCK, systemClock, type Clock } from './clock';
 import { campaignSenderOf } from './vendor-adapters';
 import { Tracing } from '../tracing/tracing';
@@ -18,8 +19,9 @@ import { VendorGate } from './vendor.gate';
 import { VendorTrouble } from './vendor-trouble';
 
 /**
- * Carries planned actions to the vendor: batching, contact-list windows, the gate that pauses for
- * vendor trouble, and the loop that turns what the vendor said into an outcome.
+ * Carries claimed actions to the vendor and back to their outcomes: campaigns through their
+ * batcher (`CampaignDelivery`), contact lists one request each (`ContactListDelivery`), and the
+ * vendor-trouble policy both follow (`VendorTrouble`: the gate, its pauses, the failure codes).
  */
 @Module({
   imports: [
@@ -74,9 +76,10 @@ import { VendorTrouble } from './vendor-trouble';
     ConsumerBacklog,
     VendorGate,
     VendorTrouble,
-    DeliveryService,
+    CampaignDelivery,
+    ContactListDelivery,
   ],
-  exports: [DeliveryService, VendorGate, ConsumerBacklog],
+  exports: [CampaignDelivery, ContactListDelivery, VendorGate, ConsumerBacklog],
 })
 export class DeliveryModule implements OnModuleDestroy {
   constructor(

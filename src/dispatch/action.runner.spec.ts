@@ -4,7 +4,9 @@ import { FakeClock, settle } from '../../test/support/fake-clock';
 import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import type { InboundEvent } from '../contracts/inbound-contracts';
-import type { ActionTicket, CampaignFollower, DeliveryService } from '../delivery/delivery.service';
+import type { ActionTicket } from '../delivery/action-ticket';
+import type { CampaignDelivery } from '../delivery/campaign.delivery';
+import type { ContactListDelivery } from '../delivery/contact-list.delivery';
 import type { WindowOrder } from '../windows/window.store';
 import type { WindowPlacement } from '../windows/window.placement';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
@@ -12,7 +14,7 @@ import type { ClaimHolder, ClaimResult } from '../idempotency/idempotency.store'
 import type { InstanceLiveness } from '../idempotency/instance-liveness';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 import { MetricsService } from '../metrics/metrics.service';
-import type { ResultPublisher, ResultToPublish } from '../outbound/result.publisher';
+import type { ResultPublisher } from '../outbound/result.publisher';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { EventSource } from './dispatch-outcome';
 
@@ -46,50 +48,32 @@ const sent = (requestId: string): ActionOutcome => ({
 const stranger = (name: string): ClaimHolder => ({ instance: name, handling: `${name}-h` });
 
 /**
- * Delivery whose calls stay in flight until the spec answers them, in any order. A campaign the
- * runner starts on its common path (`startCampaign`) answers as DeliveryService does: accepted
- * whole, it comes back `sent` (recorded if the spec said so through the ticket); anything else
- * goes on as `execute` would, and comes back `continued`.
+ * Campaign and contact-list delivery, and window placement, whose calls stay in flight until
+ * the spec answers them, in any order.
  */
 class HeldDelivery {
   readonly calls: Array<{
+    kind: string;
     ticket: ActionTicket;
     /** What a window's placement was given to publish the order's result later. */
     order?: WindowOrder;
     answer: (outcome: RecordedOutcome) => void;
     fail: (error: Error) => void;
   }> = [];
-  /** How many actions came by the common path. */
-  started = 0;
 
-  execute(_action: unknown, ticket: ActionTicket): Promise<RecordedOutcome> {
-    return new Promise((answer, fail) => this.calls.push({ ticket, answer, fail }));
+  /** `CampaignDelivery.deliver` and `ContactListDelivery.deliver`. */
+  deliver(action: { kind: string }, ticket: ActionTicket): Promise<RecordedOutcome> {
+    return new Promise((answer, fail) =>
+      this.calls.push({ kind: action.kind, ticket, answer, fail }),
+    );
   }
 
   /** `WindowPlacement.place`, held the same way (the spec gives it as the runner's windows). */
   place(_action: unknown, order: WindowOrder): Promise<RecordedOutcome> {
     const ticket = { claim: { key: order.ref, holder: stranger('window') }, ambiguous: false };
-    return new Promise((answer, fail) => this.calls.push({ ticket, order, answer, fail }));
-  }
-
-  startCampaign(_action: unknown, ticket: ActionTicket, then: CampaignFollower): void {
-    this.started += 1;
-    let recorded = false;
-    const held: ActionTicket = {
-      ...ticket,
-      recorded: () => {
-        recorded = true;
-        ticket.recorded?.();
-      },
-    };
-    this.calls.push({
-      ticket: held,
-      answer: (outcome) =>
-        outcome.status === 'sent' && !outcome.ambiguous
-          ? then.sent(outcome, recorded)
-          : then.continued(Promise.resolve(outcome as ActionOutcome)),
-      fail: (error) => then.continued(Promise.reject(error)),
-    });
+    return new Promise((answer, fail) =>
+      this.calls.push({ kind: 'window', ticket, order, answer, fail }),
+    );
   }
 }
 
@@ -128,15 +112,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     const { kind } = await store.claim(KEY, stranger('observer'), 1);
     published.push({ template, outcome, storeHad: kind });
   };
-  /** Each publishResults call: the events whose results it carried. */
-  const groups: string[][] = [];
-  const publisher = {
-    publishResult,
-    publishResults: async (results: ResultToPublish[]) => {
-      groups.push(results.map((r) => r.event.id));
-      for (const r of results) await publishResult(r.event as InboundEvent, r.template, r.outcome);
-    },
-  } as unknown as ResultPublisher;
+  const publisher = { publishResult } as unknown as ResultPublisher;
   const config = {
     idempotency: { claimTtlMs: CLAIM_TTL_MS, ambiguousSendPolicy: policy },
   } as unknown as AppConfig;
@@ -144,16 +120,17 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const runner = new ActionRunner(
     config,
     store,
-    delivery as unknown as DeliveryService,
+    delivery as unknown as CampaignDelivery,
+    delivery as unknown as ContactListDelivery,
+    delivery as unknown as WindowPlacement,
     publisher,
     metrics,
     { id: ME, nextHandling: () => `h${(handlings += 1)}` } as unknown as InstanceLiveness,
-    delivery as unknown as WindowPlacement,
     clock,
   );
   // This process is alive for the whole spec, as InstanceLiveness keeps it.
   void store.heartbeat(ME, 24 * 3_600_000);
-  return { clock, store, delivery, metrics, published, groups, publisher, runner };
+  return { clock, store, delivery, metrics, published, publisher, runner };
 }
 
 /**
@@ -178,29 +155,36 @@ describe(ActionRunner.name, () => {
     Logger.overrideLogger(false);
   });
 
-  it('writes an outcome the delivery recorded already only once', async () => {
-    const { delivery, published, runner, store } = setUp();
-    const complete = jest.spyOn(store, 'complete');
-    const running = runner.run(event, planned, source);
-    await settle();
-    const { ticket, answer } = delivery.calls[0];
-    // As the batcher does when the vendor accepts: record, then tell the runner.
-    await store.complete([{ key: KEY, outcome: sent('req-1') }]);
-    ticket.recorded?.();
-    answer(sent('req-1'));
-    expect(await running).toBe('sent');
-    expect(complete).toHaveBeenCalledTimes(1);
-    expect(published).toEqual([{ template: 'welcome', outcome: sent('req-1'), storeHad: 'done' }]);
-  });
-
-  it('records the outcome itself when the delivery did not', async () => {
+  it('records the outcome once, itself: delivery only returns it', async () => {
     const { delivery, runner, store } = setUp();
     const complete = jest.spyOn(store, 'complete');
     const running = runner.run(event, planned, source);
     await settle();
     delivery.calls[0].answer(sent('req-1'));
     expect(await running).toBe('sent');
-    expect(complete).toHaveBeenCalledWith([{ key: KEY, outcome: sent('req-1') }]);
+    expect(complete.mock.calls).toEqual([[[{ key: KEY, outcome: sent('req-1') }]]]);
+  });
+
+  it('carries an exact contact list through contact-list delivery, under its claim', async () => {
+    const { delivery, published, runner } = setUp();
+    const exact: PlannedAction = {
+      template: planned.template,
+      action: { kind: 'contact-list', mode: 'exact', name: 'vip', members: [] },
+    };
+    const running = runner.run(event, exact, source);
+    await settle();
+    expect(delivery.calls.map((c) => [c.kind, c.ticket.claim.key])).toEqual([
+      ['contact-list', KEY],
+    ]);
+    const created: ActionOutcome = {
+      status: 'created',
+      listId: 'l-1',
+      name: 'vip',
+      memberCount: 0,
+    };
+    delivery.calls[0].answer(created);
+    expect(await running).toBe('created');
+    expect(published.map((p) => [p.outcome, p.storeHad])).toEqual([[created, 'done']]);
   });
 
   it('claims, delivers, records the outcome, and only then publishes it', async () => {
@@ -429,73 +413,33 @@ describe(ActionRunner.name, () => {
     expect(clock.pending).toBe(0);
   });
 
-  describe('campaign actions one vendor request accepted whole', () => {
-    const second: InboundEvent = { ...event, id: 'evt-2' };
-
-    it('are finished together: one publish call, then each counted and given its status', async () => {
-      const { delivery, groups, metrics, runner, store } = setUp();
-      const first = runner.run(event, planned, source);
-      const other = runner.run(second, planned, { ...source, offset: '43' });
-      await settle();
-      expect(delivery.started).toBe(2); // the common path, not execute
-      delivery.calls[0].answer(sent('req-1'));
-      delivery.calls[1].answer(sent('req-1'));
-      expect(await Promise.all([first, other])).toEqual(['sent', 'sent']);
-      expect(groups).toEqual([['evt-1', 'evt-2']]);
-      expect(await count(metrics.outcomes, { outcome: 'sent' })).toBe(2);
-      for (const key of [KEY, 'evt-2:welcome']) {
-        expect(await store.claim(key, stranger('later'), CLAIM_TTL_MS)).toEqual({
-          kind: 'done',
-          outcome: sent('req-1'),
-        });
-      }
-    });
-
-    it('records, in one call and before publishing, only the outcomes the batcher could not', async () => {
-      const { delivery, published, runner, store } = setUp();
-      const complete = jest.spyOn(store, 'complete');
-      const first = runner.run(event, planned, source);
-      const other = runner.run(second, planned, { ...source, offset: '43' });
-      await settle();
-      await store.complete([{ key: KEY, outcome: sent('req-1') }]);
-      delivery.calls[0].ticket.recorded?.(); // recorded by the batcher at acceptance
-      delivery.calls[0].answer(sent('req-1'));
-      delivery.calls[1].answer(sent('req-1'));
-      await Promise.all([first, other]);
-      expect(complete.mock.calls.slice(1)).toEqual([
-        [[{ key: 'evt-2:welcome', outcome: sent('req-1') }]],
-      ]);
-      expect(published.map((p) => p.storeHad)).toEqual(['done', 'done']);
-    });
-
-    it('fail together, publishing nothing, when an outcome cannot be recorded', async () => {
+  describe('when the outcome cannot be recorded or published', () => {
+    it('publishes nothing and fails the action when its outcome cannot be recorded', async () => {
       const { delivery, published, runner, store } = setUp();
       jest.spyOn(store, 'complete').mockRejectedValue(new Error('READONLY'));
-      const first = runner.run(event, planned, source);
-      const other = runner.run(second, planned, { ...source, offset: '43' });
+      const running = runner.run(event, planned, source);
       await settle();
       delivery.calls[0].answer(sent('req-1'));
-      delivery.calls[1].answer(sent('req-1'));
-      await expect(first).rejects.toThrow('READONLY');
-      await expect(other).rejects.toThrow('READONLY');
+      await expect(running).rejects.toThrow('READONLY');
       expect(published).toEqual([]);
     });
 
-    it('fail together when their results cannot be published: none of them is done', async () => {
-      const { delivery, publisher, runner } = setUp();
-      jest.spyOn(publisher, 'publishResults').mockRejectedValue(new Error('broker down'));
-      const first = runner.run(event, planned, source);
-      const other = runner.run(second, planned, { ...source, offset: '43' });
+    it('fails the action when its result cannot be published; a redelivery publishes it', async () => {
+      const { delivery, publisher, published, runner } = setUp();
+      const publish = jest.spyOn(publisher, 'publishResult');
+      publish.mockRejectedValueOnce(new Error('broker down'));
+      const running = runner.run(event, planned, source);
       await settle();
       delivery.calls[0].answer(sent('req-1'));
-      delivery.calls[1].answer(sent('req-1'));
-      await expect(first).rejects.toThrow('broker down');
-      await expect(other).rejects.toThrow('broker down');
+      await expect(running).rejects.toThrow('broker down');
+      expect(await runner.run(event, planned, source)).toBe('duplicate');
+      expect(delivery.calls).toHaveLength(1);
+      expect(published.map((p) => p.outcome)).toEqual([sent('req-1')]);
     });
 
-    it('gives the claim back and fails the action when starting the send throws (a bug)', async () => {
+    it('gives the claim back and fails the action when delivery throws at once (a bug)', async () => {
       const { clock, delivery, runner, store } = setUp();
-      jest.spyOn(delivery, 'startCampaign').mockImplementation(() => {
+      jest.spyOn(delivery, 'deliver').mockImplementation(() => {
         throw new Error('bug in a batcher');
       });
       await expect(runner.run(event, planned, source)).rejects.toThrow('bug in a batcher');

@@ -1,28 +1,26 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { RecordedOutcome } from '../contracts/action-outcome';
 import type { ActionStatus, EventSource } from './dispatch-outcome';
 import { eventLogFields, outcomeLogLine } from './event-log';
 import { windowOrder } from './window-order';
+import { ClaimRenewal } from './claim-renewal';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
-import type { CampaignAction, Planner, TemplateAction } from '../templates/planner';
+import type { Planner, TemplateAction } from '../templates/planner';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
-import type { ActionOutcome, RecordedOutcome } from '../contracts/action-outcome';
 import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
   type ClaimResult,
-  type HeldClaim,
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
-import {
-  DeliveryService,
-  type ActionTicket,
-  type DeliveredAction,
-} from '../delivery/delivery.service';
-import { WindowPlacement, type WindowAction } from '../windows/window.placement';
+import { CampaignDelivery } from '../delivery/campaign.delivery';
+import { ContactListDelivery } from '../delivery/contact-list.delivery';
+import type { DeliveredAction } from '../delivery/action-ticket';
+import { WindowPlacement } from '../windows/window.placement';
 import { ambiguousFailure } from '../delivery/vendor-trouble';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 
@@ -42,59 +40,39 @@ interface Handling {
   source: EventSource;
   key: string;
   holder: ClaimHolder;
-  /** Its outcome is in the store already (recorded the moment the vendor accepted). */
-  recorded: boolean;
 }
 
-/** A campaign action the vendor accepted whole, waiting to be finished with the others. */
-interface Accepted {
-  handling: Handling;
-  outcome: ActionOutcome;
-  resolve: (status: ActionStatus) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Where the general path starts: a claim answered, or a send already under way. */
-type FirstStep =
-  | { kind: 'claim'; claim: ClaimResult }
-  | { kind: 'sending'; claim: HeldClaim; outcome: Promise<RecordedOutcome> };
+/** A claim this handling may act on: it holds it, or the action was done before. */
+type Settled = Exclude<ClaimResult, { kind: 'busy' }>;
 
 /**
- * Runs one template for one event, exactly once as far as the vendor can tell: claim the
- * (event, template) key, plan, send, record the outcome, publish the result. Every handling
- * claims under its own name, so a second handling of the same record (a redelivery after a
- * consumer restart or a rebalance, in this process or another) waits for the first and then
- * publishes the outcome it recorded.
- *
- * Two paths. The common case, a campaign action claimed afresh, waits for its vendor request
- * without a suspended function of its own (`DeliveryService.startCampaign`), and the actions one
- * request completes are finished together: their outcomes recorded if the batcher could not,
- * their results published in one call, then each action's status. A contact-list window's action
- * claimed afresh only stores its member (`placeInWindow`). Everything else, and anything that
- * goes otherwise on the way (a claim busy or done, an ambiguous takeover, an exact contact list,
- * a closed gate, a failed recipient, a claim lost), runs on the general path, `runFrom`.
+ * Runs one template for one event, exactly once as far as the vendor can tell, on one path for
+ * every kind of action (`run`): claim the (event, template) key, deliver the action, record its
+ * outcome, publish its result. The runner is the one place an outcome is recorded. Every
+ * handling claims under its own name, so a second handling of the same record (a redelivery
+ * after a consumer restart or a rebalance, in this process or another) waits for the first and
+ * then publishes the outcome it recorded.
  */
 @Injectable()
 export class ActionRunner {
   private readonly logger = new Logger(ActionRunner.name);
-  /** Claims whose action is with the vendor, kept alive by one timer for all of them. */
-  private readonly sending = new Set<HeldClaim>();
-  private stopRenewing?: () => void;
-  /** Campaign actions accepted in this turn, finished together at its end. */
-  private accepted: Accepted[] = [];
+  private readonly renewal: ClaimRenewal;
 
   constructor(
     private readonly config: AppConfig,
     @Inject(IDEMPOTENCY_STORE) private readonly store: IdempotencyStore,
-    private readonly vendor: DeliveryService,
+    private readonly campaigns: CampaignDelivery,
+    private readonly contactLists: ContactListDelivery,
+    private readonly windows: WindowPlacement,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
-    private readonly windows: WindowPlacement,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.renewal = new ClaimRenewal(store, config.idempotency.claimTtlMs, clock, this.logger);
+  }
 
-  run(
+  async run(
     event: InboundEvent,
     { template, action }: PlannedAction,
     source: EventSource,
@@ -106,170 +84,75 @@ export class ActionRunner {
       source,
       key: `${event.id}:${template.name}`,
       holder: { instance: this.instance.id, handling: this.instance.nextHandling() },
-      recorded: false,
     };
-    const { claimTtlMs } = this.config.idempotency;
-    return this.store.claim(handling.key, handling.holder, claimTtlMs).then((claim) => {
-      const fresh = claim.kind === 'claimed' || (claim.kind === 'reclaimed' && !claim.maybeSent);
-      if (fresh && action.kind === 'campaign') return this.sendCampaign(handling, action);
-      if (fresh && action.kind === 'contact-list' && action.mode === 'window')
-        return this.placeInWindow(handling, action);
-      return this.runFrom(handling, { kind: 'claim', claim });
-    });
+    for (;;) {
+      const claim = await this.claim(handling);
+      if (claim.kind === 'done') return this.handledBefore(handling, claim.outcome);
+      const outcome = await this.outcomeOf(handling, claim.kind === 'reclaimed' && claim.maybeSent);
+      if (outcome) return this.finish(handling, outcome);
+      // The claim was lost before the request was written: whoever holds it now sends it, and
+      // claiming again learns its outcome.
+    }
   }
 
   /**
-   * The window path: a contact-list window's action claimed afresh stores its member (one script
-   * call for the turn's orders) and is finished as the general path finishes it (`finish`:
-   * `in-window` recorded, its result coming with the list). No claim renewal: the store answers
-   * within the claim's TTL or not at all, and a second handling that claims it meanwhile is told
-   * `duplicate` by the window store. On failure the claim is given back and the error thrown, as
-   * on the general path.
+   * Claims the action, waiting while another live handling runs it (a rebalance moved the
+   * partition mid-send, or the consumer restarted while this record was in flight): its outcome
+   * will be ours.
    */
-  private async placeInWindow(handling: Handling, action: WindowAction): Promise<ActionStatus> {
-    return this.finish(handling, await this.place(handling, action));
+  private async claim({ key, holder }: Handling): Promise<Settled> {
+    for (;;) {
+      const claim = await this.store.claim(key, holder, this.config.idempotency.claimTtlMs);
+      if (claim.kind !== 'busy') return claim;
+      await this.clock.sleep(BUSY_RETRY_MS);
+    }
   }
 
-  /** Stores a window action's member (`in-window`); on failure gives the claim back and throws. */
-  private async place(handling: Handling, action: WindowAction): Promise<RecordedOutcome> {
-    const { key, event, template, source, holder } = handling;
+  /**
+   * The claimed action's outcome, or undefined when its claim was lost before its request was
+   * written. `maybeSent`: taken over from a holder that stopped after writing its request. On any
+   * other failure the claim is given back and the error thrown.
+   */
+  private async outcomeOf(
+    handling: Handling,
+    maybeSent: boolean,
+  ): Promise<RecordedOutcome | undefined> {
+    const { ambiguousSendPolicy } = this.config.idempotency;
+    if (maybeSent) {
+      this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
+      this.logger.warn({
+        msg: `an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
+        ...fieldsOf(handling),
+      });
+      if (ambiguousSendPolicy === 'fail')
+        return ambiguousFailure('an earlier attempt stopped after writing its request');
+    }
+    const { action, key, holder, event, template, source } = handling;
     try {
-      return await this.windows.place(action, windowOrder(key, event, template.name, source));
+      if (action.kind === 'contact-list' && action.mode === 'window') {
+        // Only stores the member: its result comes with the list (`src/windows/`).
+        return await this.windows.place(action, windowOrder(key, event, template.name, source));
+      }
+      return await this.deliver(handling, action, maybeSent);
     } catch (error) {
+      if (error instanceof ClaimLostError) return undefined;
       await this.store.release(key, holder).catch(() => undefined);
       throw error;
     }
   }
 
-  /**
-   * The common path: the campaign's recipients join their batch; when the vendor accepts them
-   * all, the action is finished with the others of its request (`finishAccepted`); otherwise the
-   * general path takes it over, its send under way.
-   */
-  private sendCampaign(handling: Handling, action: CampaignAction): Promise<ActionStatus> {
-    return new Promise((resolve, reject) => {
-      const claim: HeldClaim = { key: handling.key, holder: handling.holder };
-      this.keepAlive(claim);
-      const ticket = {
-        claim,
-        ambiguous: false,
-        trace: handling.source.trace,
-        recorded: () => (handling.recorded = true),
-      };
-      const continued = (outcome: Promise<ActionOutcome>) => {
-        this.runFrom(handling, { kind: 'sending', claim, outcome }).then(resolve, reject);
-      };
-      try {
-        this.vendor.startCampaign(action, ticket, {
-          sent: (outcome, recorded) => {
-            this.letGo(claim);
-            handling.recorded ||= recorded;
-            if (this.accepted.length === 0) queueMicrotask(() => this.finishAccepted());
-            this.accepted.push({ handling, outcome, resolve, reject });
-          },
-          continued,
-        });
-      } catch (error) {
-        // A bug, not the vendor: the general path gives the claim back and fails the action.
-        continued(Promise.reject(error instanceof Error ? error : new Error(String(error))));
-      }
-    });
-  }
-
-  /**
-   * Finishes the campaign actions accepted in one turn (one vendor request's, usually): the
-   * outcomes the batcher could not record are recorded, in one call; then every result is
-   * published, in one call; then each action is counted, logged, and given its status. A failure
-   * of either call fails them all, with no result published for any that was not recorded.
-   */
-  private finishAccepted(): void {
-    const group = this.accepted;
-    this.accepted = [];
-    const unrecorded = group.filter((a) => !a.handling.recorded);
-    const stored =
-      unrecorded.length === 0
-        ? Promise.resolve()
-        : this.store.complete(unrecorded.map((a) => ({ key: a.handling.key, outcome: a.outcome })));
-    stored
-      .then(() =>
-        this.publisher.publishResults(
-          group.map(({ handling, outcome }) => ({
-            event: handling.event,
-            template: handling.template.name,
-            outcome,
-            source: handling.source,
-          })),
-        ),
-      )
-      .then(
-        () => {
-          this.metrics.outcomes.inc({ outcome: 'sent' }, group.length);
-          for (const { handling, outcome, resolve, reject } of group) {
-            try {
-              this.logger.log(outcomeLogLine(outcome.status, outcome, fieldsOf(handling)));
-              resolve(outcome.status);
-            } catch (error) {
-              reject(error);
-            }
-          }
-        },
-        (error: unknown) => {
-          for (const { reject } of group) reject(error);
-        },
-      );
-  }
-
-  /**
-   * The general path, for every claim answer and every kind of action; `first` is where it
-   * starts (the claim the caller made, or the common path's send under way).
-   */
-  private async runFrom(handling: Handling, first: FirstStep): Promise<ActionStatus> {
-    const { action, source, key, holder } = handling;
-    const { claimTtlMs, ambiguousSendPolicy } = this.config.idempotency;
-    let ambiguous = false;
-    let outcome: RecordedOutcome | undefined;
-    let step: FirstStep | undefined = first;
-    while (!outcome) {
-      if (step?.kind === 'sending') {
-        const under = step.outcome;
-        outcome = await this.settleSend(step.claim, () => under);
-        step = undefined;
-        continue;
-      }
-      const claim = step ? step.claim : await this.store.claim(key, holder, claimTtlMs);
-      step = undefined;
-      if (claim.kind === 'done') return this.handledBefore(handling, claim.outcome);
-      if (claim.kind === 'busy') {
-        // Another live handling runs it: a rebalance moved the partition mid-send, or the
-        // consumer restarted while this record was in flight. Its outcome will be ours.
-        await this.clock.sleep(BUSY_RETRY_MS);
-        continue;
-      }
-      if (claim.kind === 'reclaimed' && claim.maybeSent) {
-        this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
-        this.logger.warn({
-          msg: `an earlier attempt stopped after its request was written; ${ambiguousSendPolicy === 'resend' ? 'sending again' : 'failing it as ambiguous'}`,
-          ...fieldsOf(handling),
-        });
-        if (ambiguousSendPolicy === 'fail') {
-          outcome = ambiguousFailure('an earlier attempt stopped after writing its request');
-          break;
-        }
-        ambiguous = true;
-      }
-      if (action.kind === 'contact-list' && action.mode === 'window') {
-        outcome = await this.place(handling, action);
-        break;
-      }
-      outcome = await this.send(key, holder, action, {
-        ambiguous,
-        trace: source.trace,
-        recorded: () => {
-          handling.recorded = true;
-        },
-      });
-    }
-    return this.finish(handling, outcome);
+  /** Carries a campaign or an exact contact list to the vendor, its claim renewed meanwhile. */
+  private deliver(
+    { key, holder, source }: Handling,
+    action: DeliveredAction,
+    ambiguous: boolean,
+  ): Promise<RecordedOutcome> {
+    const ticket = { claim: { key, holder }, ambiguous, trace: source.trace };
+    return this.renewal.during(ticket.claim, () =>
+      action.kind === 'campaign'
+        ? this.campaigns.deliver(action, ticket)
+        : this.contactLists.deliver(action, ticket),
+    );
   }
 
   /** An action finished before (a redelivery): its recorded result is published again. */
@@ -295,14 +178,13 @@ export class ActionRunner {
   }
 
   /**
-   * Records an action's outcome (unless it was recorded the moment the vendor accepted) and
-   * publishes its result; a window mark publishes nothing yet.
+   * Records the action's outcome, then publishes its result; a window mark publishes nothing
+   * yet. The records and results of one turn travel together (the store's and the publisher's
+   * own batching), so the actions one vendor request completes cost one write each way.
    */
   private async finish(handling: Handling, outcome: RecordedOutcome): Promise<ActionStatus> {
     const { event, template, source, key } = handling;
-    // Usually recorded already, the moment the vendor accepted; failures, ambiguous failures,
-    // window marks and a record that did not land are recorded here.
-    if (!handling.recorded) await this.store.complete([{ key, outcome }]);
+    await this.store.complete([{ key, outcome }]);
     if (outcome.status === 'in-window') {
       // Nothing to publish yet: the record is done (its offset commits), the member is stored.
       this.logger.log({
@@ -319,64 +201,6 @@ export class ActionRunner {
     if (outcome.status === 'failed') this.logger.warn(line);
     else this.logger.log(line);
     return outcome.status;
-  }
-
-  /** The outcome, or undefined when the claim was lost before sending (claim again). */
-  private send(
-    key: string,
-    holder: ClaimHolder,
-    action: DeliveredAction,
-    ticket: Pick<ActionTicket, 'ambiguous' | 'trace' | 'recorded'>,
-  ): Promise<RecordedOutcome | undefined> {
-    const claim: HeldClaim = { key, holder };
-    this.keepAlive(claim);
-    return this.settleSend(claim, () => this.vendor.execute(action, { claim, ...ticket }));
-  }
-
-  /**
-   * What a send under way came to: its outcome, or undefined when the claim was lost before the
-   * request was written (claim again). On any other failure the claim is given back and the
-   * error thrown. Either way the claim is no longer renewed.
-   */
-  private async settleSend(
-    claim: HeldClaim,
-    sending: () => Promise<RecordedOutcome>,
-  ): Promise<RecordedOutcome | undefined> {
-    try {
-      return await sending();
-    } catch (error) {
-      if (error instanceof ClaimLostError) return undefined;
-      await this.store.release(claim.key, claim.holder).catch(() => undefined);
-      throw error;
-    } finally {
-      this.letGo(claim);
-    }
-  }
-
-  /**
-   * Keeps the claim alive however long the vendor makes us wait: every third of the claim TTL,
-   * one timer renews every claim being sent (thousands are, at once, under load), rather than a
-   * timer of each. A claim is renewed at most a third of the TTL after it joins.
-   */
-  private keepAlive(claim: HeldClaim): void {
-    this.sending.add(claim);
-    if (this.stopRenewing) return;
-    const { claimTtlMs } = this.config.idempotency;
-    this.stopRenewing = this.clock.every(claimTtlMs / 3, () => {
-      for (const { key, holder } of this.sending) {
-        this.store.renew(key, holder, claimTtlMs).then(
-          (held) => held || this.logger.warn(`claim on ${key} was taken over while running`),
-          (e: Error) => this.logger.warn(`claim renewal: ${e.message}`),
-        );
-      }
-    });
-  }
-
-  private letGo(claim: HeldClaim): void {
-    this.sending.delete(claim);
-    if (this.sending.size > 0) return;
-    this.stopRenewing?.();
-    this.stopRenewing = undefined;
   }
 }
 

@@ -5,9 +5,8 @@ import { MemoryWindowStore } from './memory-window.store';
 import type { ListWindow, WindowEntry } from './window.store';
 import type { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
-import type { CampaignBatcher } from '../delivery/campaign.batcher';
 import { ContactListBatcher } from '../delivery/contact-list.batcher';
-import { DeliveryService } from '../delivery/delivery.service';
+import { ContactListDelivery } from '../delivery/contact-list.delivery';
 import { VendorGate } from '../delivery/vendor.gate';
 import { VendorTrouble } from '../delivery/vendor-trouble';
 import type { ContactListHooks } from '../email-api/vendor.client';
@@ -68,8 +67,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const vendor = new Vendor();
   const metrics = new MetricsService();
   const gate = new VendorGate(clock);
-  const delivery = new DeliveryService(
-    {} as CampaignBatcher,
+  const delivery = new ContactListDelivery(
     new ContactListBatcher(vendor),
     claims,
     new VendorTrouble(config, gate, metrics),

@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config';
 import type { ActionOutcome } from '../contracts/action-outcome';
 import { WINDOW_STORE, type TakenList, type WindowStore } from './window.store';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
-import { DeliveryService } from '../delivery/delivery.service';
+import { ContactListDelivery } from '../delivery/contact-list.delivery';
 import { ambiguousFailure } from '../delivery/vendor-trouble';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
@@ -53,7 +53,7 @@ export class WindowCloser
     private readonly config: AppConfig,
     @Inject(WINDOW_STORE) private readonly windows: WindowStore,
     @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
-    private readonly delivery: DeliveryService,
+    private readonly delivery: ContactListDelivery,
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
@@ -226,7 +226,7 @@ export class WindowCloser
         return ambiguousFailure('an earlier attempt stopped after writing its request');
       ambiguous = true;
     }
-    return this.delivery.createList(list.name, list.members, {
+    const outcome = await this.delivery.create(list.name, list.members, {
       ambiguous,
       send: {
         markSending: () => this.windows.markSending(list.name, owner),
@@ -234,17 +234,16 @@ export class WindowCloser
         // The request links to the trace of every order in the list.
         traceHeaders: list.orders.map((o) => o.headers),
       },
-      created: async (outcome) => {
-        if (outcome.status !== 'created') return;
-        // Stored the moment the vendor answers: from here on nobody creates it again.
-        const stored = await this.windows.created(
-          list.name,
-          owner,
-          outcome.listId,
-          outcome.ambiguous === true,
-        );
-        if (!stored) throw new ClaimLostError(list.name);
-      },
     });
+    if (outcome.status !== 'created') return outcome;
+    // Stored the moment the vendor answers: from here on nobody creates it again.
+    const stored = await this.windows.created(
+      list.name,
+      owner,
+      outcome.listId,
+      outcome.ambiguous === true,
+    );
+    if (!stored) throw new ClaimLostError(list.name);
+    return outcome;
   }
 }

@@ -130,7 +130,6 @@ describe('a request whose holder gave it back while a retry waited', () => {
       };
       const sending = batcher.add('k', content, [{ email: 'ada@example.com', attributes: {} }], {
         claim: { key, holder: a },
-        outcomeOf: () => undefined,
       });
       const outcome = sending.then(
         () => 'delivered',

@@ -6,11 +6,9 @@ import { ActionRunner, type PlannedAction } from '../../src/dispatch/action.runn
 import type { ActionOutcome } from '../../src/contracts/action-outcome';
 import { InstanceLiveness } from '../../src/idempotency/instance-liveness';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
-import type {
-  ActionTicket,
-  CampaignFollower,
-  DeliveryService,
-} from '../../src/delivery/delivery.service';
+import type { ActionTicket } from '../../src/delivery/action-ticket';
+import type { CampaignDelivery } from '../../src/delivery/campaign.delivery';
+import type { ContactListDelivery } from '../../src/delivery/contact-list.delivery';
 import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { resultFor } from '../../src/outbound/result.factory';
@@ -27,7 +25,7 @@ class HeldVendor {
   private release: () => void = () => undefined;
   private readonly held = new Promise<void>((resolve) => (this.release = resolve));
 
-  async execute(action: TemplateAction, ticket: ActionTicket): Promise<ActionOutcome> {
+  async deliver(action: TemplateAction, ticket: ActionTicket): Promise<ActionOutcome> {
     this.calls.push({ action, ticket });
     await this.held;
     return {
@@ -37,17 +35,6 @@ class HeldVendor {
       recipientCount: 1,
       batchRecipientCount: 1,
     };
-  }
-
-  /** The runner's common path, answered as DeliveryService answers it. */
-  startCampaign(action: TemplateAction, ticket: ActionTicket, then: CampaignFollower): void {
-    this.execute(action, ticket).then(
-      (outcome) =>
-        outcome.status === 'sent'
-          ? then.sent(outcome, false)
-          : then.continued(Promise.resolve(outcome)),
-      (error: Error) => then.continued(Promise.reject(error)),
-    );
   }
 
   finish(): void {
@@ -117,12 +104,13 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const runner = new ActionRunner(
       config,
       store,
-      vendor as unknown as DeliveryService,
+      vendor as unknown as CampaignDelivery,
+      vendor as unknown as ContactListDelivery,
+      // Campaigns only: no action here has a contact-list window.
+      { place: () => Promise.reject(new Error('no windows here')) } as unknown as WindowPlacement,
       publisher,
       metrics,
       instance,
-      // Campaigns only: no action here has a contact-list window.
-      { place: () => Promise.reject(new Error('no windows here')) } as unknown as WindowPlacement,
     );
     return { runner, metrics, instance };
   }
