@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { Redis, Result } from 'ioredis';
-import type { SharedRedis } from '../idempotency/shared-redis';
 import type { GateCause, GateChannel, SharedClose } from './gate-channel';
 
 /*
@@ -84,12 +83,14 @@ export class RedisGateChannel implements GateChannel {
    */
   private clockOffset?: number;
 
+  /** On the shared connection (`REDIS_CONNECTION`'s client), its keys under `keyPrefix`. */
   constructor(
-    shared: SharedRedis,
+    redis: Redis,
+    keyPrefix: string,
     readonly self: string,
   ) {
-    this.redis = shared.redis;
-    this.key = `${shared.keyPrefix}cluster:vendor-gate`;
+    this.redis = redis;
+    this.key = `${keyPrefix}cluster:vendor-gate`;
     this.channel = this.key;
     this.redis.defineCommand('mailbridgeGateClose', { numberOfKeys: 1, lua: CLOSE_SCRIPT });
     this.redis.defineCommand('mailbridgeGateRead', { numberOfKeys: 1, lua: READ_SCRIPT });
@@ -105,7 +106,7 @@ export class RedisGateChannel implements GateChannel {
       connectionName: `mailbridge-gate:${this.self}`,
     });
     this.subscriber = subscriber;
-    // The idempotency store reports Redis being away (logs, readiness); an error listener keeps
+    // `RedisConnection` reports Redis being away (logs, readiness); an error listener keeps
     // ioredis from printing each failed reconnection as an unhandled error event.
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => this.heard(message));

@@ -1,6 +1,10 @@
-import { Logger } from '@nestjs/common';
-import { Redis, type Result } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { RecordedOutcome } from '../contracts/action-outcome';
+import {
+  DEFAULT_CONNECTION,
+  RedisConnection,
+  type RedisConnectionOptions,
+} from '../redis/redis.connection';
 import { Coalescer } from './coalescer';
 import {
   holderId,
@@ -148,25 +152,12 @@ function claimResult(reply: string): ClaimResult {
   return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as RecordedOutcome };
 }
 
-/** How the store watches its one connection; shortened by tests. */
-export interface RedisConnectionOptions {
-  /** How often a PING goes out while the connection is up. */
-  pingIntervalMs: number;
-  /** A PING unanswered for this long makes the store count as unreachable (a hung Redis). */
-  pingTimeoutMs: number;
-}
-
-const DEFAULT_CONNECTION: RedisConnectionOptions = { pingIntervalMs: 1_000, pingTimeoutMs: 3_000 };
-
 /** The production store: shared by every replica, so a rebalance cannot cause a second send. */
 export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly logger = new Logger(RedisIdempotencyStore.name);
+  private readonly connection: RedisConnection;
   private readonly redis: Redis;
-  private readonly secrets: string[];
-  private reachable = true;
-  private lastError?: string;
-  private pingSentAt?: number;
-  private readonly pingTimer: NodeJS.Timeout;
+  /** Whether `close` closes the connection: only one the store opened from a URL itself. */
+  private readonly ownsConnection: boolean;
   private readonly claims = new Coalescer(
     (requests: ClaimRequest[]) => this.claimMany(requests),
     MAX_BATCH,
@@ -176,76 +167,47 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     MAX_BATCH,
   );
 
+  /**
+   * On the service's one connection (`REDIS_CONNECTION`), or, given a URL (tools and tests), on a
+   * connection of its own that `close` closes.
+   */
   constructor(
-    url: string,
+    redis: RedisConnection | string,
     private readonly ttlSeconds: number,
     private readonly prefix = 'mailbridge:idem:',
     private readonly now: () => number = Date.now,
-    private readonly connection: RedisConnectionOptions = DEFAULT_CONNECTION,
+    options: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
-    this.secrets = secretsOf(url);
-    // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
-    // whatever else a turn asks for in the same round trip. Commands wait while Redis is
-    // unreachable (no retry limit): nothing is sent to the vendor without a claim.
-    this.redis = new Redis(url, {
-      enableAutoPipelining: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-    });
+    this.ownsConnection = typeof redis === 'string';
+    this.connection =
+      typeof redis === 'string' ? new RedisConnection(redis, prefix, now, options) : redis;
+    this.redis = this.connection.client;
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
     this.redis.defineCommand('mailbridgeClaim', { lua: CLAIM_SCRIPT });
     this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
     this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.redis.defineCommand('mailbridgeComplete', { lua: COMPLETE_SCRIPT });
-    // Without a listener ioredis prints every reconnection failure as an unhandled error event.
-    this.redis.on('error', (error: Error) => {
-      this.lastError = this.redact(error.message);
-      this.lost(this.lastError);
-    });
-    this.redis.on('ready', () => this.regained());
-    // A Redis that hangs (paused, or its host gone without closing the connection) raises no
-    // error: the connection stays up and commands wait. Only an unanswered PING tells.
-    this.pingTimer = setInterval(() => this.ping(), connection.pingIntervalMs);
-    this.pingTimer.unref();
   }
 
-  /**
-   * Resolves once connected; rejects if the first attempt fails, while the client goes on
-   * trying in the background (commands wait for it).
-   */
-  async connect(): Promise<void> {
-    if (this.redis.status === 'wait') await this.redis.connect();
+  /** Resolves once connected (see `RedisConnection.connect`). */
+  connect(): Promise<void> {
+    return this.connection.connect();
   }
 
-  /** The one connection, for what else replicas share in Redis (`SHARED_REDIS`). */
+  /** The connection's client, for tests and tools that share it. */
   get client(): Redis {
     return this.redis;
   }
 
   /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
   get connected(): boolean {
-    return this.connectionProblem === undefined;
+    return this.connection.connected;
   }
 
   /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
   get connectionProblem(): string | undefined {
-    const status = this.redis.status;
-    if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
-    return this.unansweredPing();
-  }
-
-  /**
-   * The hang, once the PING in flight has waited too long. Whoever sees it first (readiness, or
-   * the next PING tick) reports it, so the log never misses an outage that readiness reported and
-   * that ended before the tick.
-   */
-  private unansweredPing(): string | undefined {
-    const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
-    if (waited < this.connection.pingTimeoutMs) return undefined;
-    const problem = `no answer to PING for ${waited} ms`;
-    this.lost(problem);
-    return problem;
+    return this.connection.connectionProblem;
   }
 
   async heartbeat(instance: string, ttlMs: number): Promise<void> {
@@ -324,58 +286,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.mailbridgeRelease(this.prefix + key, holderId(holder));
   }
 
+  /** The connection is closed by whoever opened it: `RedisModule`, or this store for a URL. */
   async close(): Promise<void> {
-    clearInterval(this.pingTimer);
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-
-  private ping(): void {
-    if (this.pingSentAt !== undefined) {
-      if (this.redis.status === 'ready') this.unansweredPing();
-      return;
-    }
-    if (this.redis.status !== 'ready') return; // reconnecting: the error listener has said so
-    this.pingSentAt = this.now();
-    this.redis.ping().then(
-      () => {
-        this.pingSentAt = undefined;
-        this.regained();
-      },
-      () => (this.pingSentAt = undefined), // a lost connection, which its error event reports
-    );
-  }
-
-  /** Said once per outage, not once per reconnection attempt or unanswered PING. */
-  private lost(problem: string): void {
-    if (!this.reachable) return;
-    this.reachable = false;
-    this.logger.error(`Redis unreachable, sends wait until it is back: ${problem}`);
-  }
-
-  private regained(): void {
-    if (this.reachable || !this.connected) return;
-    this.reachable = true;
-    this.lastError = undefined;
-    this.logger.log('Redis reachable again');
-  }
-
-  /** A Redis URL may carry a password, and an error message may repeat the URL. */
-  private redact(message: string): string {
-    return this.secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), message);
+    if (this.ownsConnection) await this.connection.close();
   }
 
   private liveKey(instance: string): string {
     return `${this.prefix}instance:${instance}`;
-  }
-}
-
-/** The password of a Redis URL, as written and decoded; none for a URL without one. */
-function secretsOf(url: string): string[] {
-  try {
-    const password = new URL(url).password;
-    if (!password) return [];
-    return [...new Set([password, decodeURIComponent(password)])];
-  } catch {
-    return [];
   }
 }

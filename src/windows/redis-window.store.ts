@@ -254,7 +254,7 @@ declare module 'ioredis' {
 
 /**
  * The window store replicas share: one Lua script per step, so that two replicas adding,
- * taking or finishing the same list never race. It uses the shared connection (`SHARED_REDIS`).
+ * taking or finishing the same list never race. It uses the shared connection (`REDIS_CONNECTION`).
  */
 export class RedisWindowStore implements WindowStore {
   /** The orders of one turn (a fetched batch's) go to Redis as one script call. */
@@ -379,7 +379,7 @@ export class RedisWindowStore implements WindowStore {
     return { lists: Math.max(0, Number(lists ?? 0)), members: Math.max(0, Number(members ?? 0)) };
   }
 
-  /** The connection is the idempotency store's: it closes it. */
+  /** The connection is `RedisModule`'s: it closes it. */
   close(): Promise<void> {
     return Promise.resolve();
   }
