@@ -5,6 +5,7 @@ import {
   RedisConnection,
   type RedisConnectionOptions,
 } from '../redis/redis.connection';
+import { luaScript } from '../redis/lua';
 import { Coalescer } from './coalescer';
 import {
   holderId,
@@ -13,113 +14,6 @@ import {
   type HeldClaim,
   type IdempotencyStore,
 } from './idempotency.store';
-
-/*
- * A key holds `claim|<instance>/<handling>|<expiresAt ms>|<phase>` (phase `claimed`, or
- * `sending` once a request for the action may have been written, by this holder or one before
- * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
- * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
- * ahead. The scripts read that key by a name built inside the script, so the store needs one
- * Redis (standalone or with replicas), not a cluster that shards keys.
- */
-const CLAIM_SCRIPT = `
-local now, ttl, retention, live = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local replies = {}
-for i, key in ipairs(KEYS) do
-  local holder = ARGV[4 + i]
-  local claimed = 'claim|' .. holder .. '|' .. (now + ttl) .. '|'
-  local value = redis.call('GET', key)
-  local reply
-  if not value then
-    redis.call('SET', key, claimed .. 'claimed', 'EX', retention)
-    reply = 'claimed'
-  elseif string.sub(value, 1, 5) == 'done|' then
-    reply = value
-  else
-    local _, _, owner, expires, phase = string.find(value, '^claim|(.-)|(%d+)|(%a+)$')
-    if owner == holder then
-      reply = 'claimed'
-    else
-      if owner then
-        local instance = string.match(owner, '^(.*)/[^/]*$')
-        if tonumber(expires) > now and redis.call('EXISTS', live .. instance) == 1 then
-          reply = 'busy'
-        end
-      end
-      if not reply then
-        -- Unless the claim never reached 'sending', a request may have been written: the new
-        -- claim keeps the mark, so that whoever takes it over next learns it too.
-        local mark = phase == 'claimed' and 'claimed' or 'sending'
-        redis.call('SET', key, claimed .. mark, 'EX', retention)
-        if mark == 'claimed' then reply = 'reclaimed' else reply = 'reclaimed-maybe-sent' end
-      end
-    end
-  end
-  replies[i] = reply
-end
-return replies
-`;
-
-const RENEW_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-if not value then return 0 end
-local _, _, owner, phase = string.find(value, '^claim|(.-)|%d+|(%a+)$')
-if owner ~= ARGV[1] then return 0 end
-local expires = tonumber(ARGV[2]) + tonumber(ARGV[3])
-redis.call('SET', KEYS[1], 'claim|' .. owner .. '|' .. expires .. '|' .. phase, 'EX', ARGV[4])
-return 1
-`;
-
-/** One reply per key, 1 when it was still the given holder's and is now marked `sending`. */
-const MARK_SENDING_SCRIPT = `
-local held = {}
-for i, key in ipairs(KEYS) do
-  held[i] = 0
-  local value = redis.call('GET', key)
-  if value then
-    local _, _, owner, expires = string.find(value, '^claim|(.-)|(%d+)|%a+$')
-    if owner == ARGV[i] then
-      redis.call('SET', key, 'claim|' .. owner .. '|' .. expires .. '|sending', 'KEEPTTL')
-      held[i] = 1
-    end
-  end
-end
-return held
-`;
-
-/**
- * A claim that never reached `sending` is deleted; one that did keeps its mark and expires at
- * once, so that the next claimer knows the request may have been written.
- */
-const RELEASE_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-if not value or string.find(value, 'claim|' .. ARGV[1] .. '|', 1, true) ~= 1 then
-  return 0
-end
-if string.sub(value, -8) == '|sending' then
-  redis.call('SET', KEYS[1], 'claim|' .. ARGV[1] .. '|0|sending', 'KEEPTTL')
-else
-  redis.call('DEL', KEYS[1])
-end
-return 1
-`;
-
-/**
- * Records finished keys' outcomes, kept for ARGV[1] seconds: ARGV[1 + i] is KEYS[i]'s value, and
- * ARGV[1 + #KEYS + i] says how — `set`, or `mark` for an order's in-window mark, written unless
- * its list's outcome is recorded already (the list closed). One command for a whole batch of
- * outcomes: a MULTI of one SET each made ioredis build a command object per key.
- */
-const COMPLETE_SCRIPT = `
-local retention, count = ARGV[1], #KEYS
-for i, key in ipairs(KEYS) do
-  local current = ARGV[1 + count + i] == 'mark' and redis.call('GET', key)
-  if not (current and string.sub(current, 1, 5) == 'done|') then
-    redis.call('SET', key, ARGV[1 + i], 'EX', retention)
-  end
-end
-return count
-`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -183,11 +77,20 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       typeof redis === 'string' ? new RedisConnection(redis, prefix, now, options) : redis;
     this.redis = this.connection.client;
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
-    this.redis.defineCommand('mailbridgeClaim', { lua: CLAIM_SCRIPT });
-    this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
-    this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
-    this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    this.redis.defineCommand('mailbridgeComplete', { lua: COMPLETE_SCRIPT });
+    // The Lua is in the .lua files beside this one.
+    this.redis.defineCommand('mailbridgeClaim', { lua: luaScript(__dirname, 'claim') });
+    this.redis.defineCommand('mailbridgeRenew', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'renew'),
+    });
+    this.redis.defineCommand('mailbridgeMarkSending', {
+      lua: luaScript(__dirname, 'mark-sending'),
+    });
+    this.redis.defineCommand('mailbridgeRelease', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'release'),
+    });
+    this.redis.defineCommand('mailbridgeComplete', { lua: luaScript(__dirname, 'complete') });
   }
 
   /** Resolves once connected (see `RedisConnection.connect`). */
