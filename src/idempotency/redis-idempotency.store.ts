@@ -6,6 +6,7 @@ import {
   type RedisConnectionOptions,
 } from '../redis/redis.connection';
 import { luaScript } from '../redis/lua';
+import { perSlot } from '../redis/slots';
 import { Coalescer } from './coalescer';
 import {
   holderId,
@@ -133,14 +134,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (same.length < requests.length) {
       return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
     }
-    const replies = await this.redis.mailbridgeClaim(
-      String(requests.length),
-      ...requests.map((r) => r.key),
-      String(this.now()),
-      String(ttl),
-      String(this.ttlSeconds),
-      this.liveKey(''),
-      ...requests.map((r) => r.holder),
+    const now = String(this.now());
+    // One call per hash slot of the claims' keys (`perSlot`), all sent in this turn.
+    const replies = await perSlot(
+      requests,
+      (r) => r.key,
+      (group) =>
+        this.redis.mailbridgeClaim(
+          String(group.length),
+          ...group.map((r) => r.key),
+          now,
+          String(ttl),
+          String(this.ttlSeconds),
+          this.liveKey(''),
+          ...group.map((r) => r.holder),
+        ),
     );
     return replies.map(claimResult);
   }
@@ -158,9 +166,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async markSending(claims: HeldClaim[]): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
-    const keys = claims.map((c) => this.prefix + c.key);
-    const holders = claims.map((c) => holderId(c.holder));
-    const held = await this.redis.mailbridgeMarkSending(String(claims.length), ...keys, ...holders);
+    const held = await perSlot(
+      claims,
+      (c) => this.prefix + c.key,
+      (group) =>
+        this.redis.mailbridgeMarkSending(
+          String(group.length),
+          ...group.map((c) => this.prefix + c.key),
+          ...group.map((c) => holderId(c.holder)),
+        ),
+    );
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
@@ -169,18 +184,25 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.completions.call(outcomes);
   }
 
-  /** One script call for the outcomes recorded in a turn, run on the server as one. */
+  /** One script call per hash slot for the outcomes recorded in a turn, sent together. */
   private async completeMany(
     calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>,
   ): Promise<void[]> {
     const outcomes = calls.flat();
     // A closing window's orders come as one call, so a batch may hold thousands of outcomes.
-    await this.redis.mailbridgeComplete(
-      String(outcomes.length),
-      outcomes.map(({ key }) => this.prefix + key),
-      String(this.ttlSeconds),
-      outcomes.map(({ outcome }) => `done|${JSON.stringify(outcome)}`),
-      outcomes.map(({ outcome }) => (outcome.status === 'in-window' ? 'mark' : 'set')),
+    await perSlot(
+      outcomes,
+      ({ key }) => this.prefix + key,
+      async (group) => {
+        await this.redis.mailbridgeComplete(
+          String(group.length),
+          group.map(({ key }) => this.prefix + key),
+          String(this.ttlSeconds),
+          group.map(({ outcome }) => `done|${JSON.stringify(outcome)}`),
+          group.map(({ outcome }) => (outcome.status === 'in-window' ? 'mark' : 'set')),
+        );
+        return group.map(() => undefined);
+      },
     );
     return calls.map(() => undefined);
   }
