@@ -16,6 +16,17 @@ import {
   type IdempotencyStore,
 } from './idempotency.store';
 
+/*
+ * A key holds `claim|<instance>/<handling>|<expiresAt ms>|<phase>` (phase `claimed`, or
+ * `sending` once a request for the action may have been written, by this holder or one before
+ * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
+ * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
+ * ahead. The scripts (the .lua files beside this one) get every claim and outcome key as `KEYS`,
+ * and a batch goes as one call per hash slot; but claim.lua reads the instance key by a name built
+ * inside it, so the store still needs one Redis (standalone or with replicas), not a cluster
+ * that shards keys.
+ */
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     mailbridgeClaim(...keysThenArgs: string[]): Result<string[], Context>;
