@@ -14,9 +14,11 @@ const MAY_IMPORT = {
   // metrics: the client reports each attempt's duration and each retry; metrics imports nothing.
   'email-api': ['config', 'metrics'],
   templates: ['config', 'contracts', 'email-api'],
-  idempotency: ['config', 'contracts'],
+  // The one Redis connection, its health and the loading of the Lua scripts.
+  redis: ['config'],
+  idempotency: ['config', 'contracts', 'redis'],
   // What replicas share through Redis: the vendor request budget and the gate.
-  cluster: ['config', 'contracts', 'metrics', 'email-api', 'idempotency'],
+  cluster: ['config', 'contracts', 'metrics', 'email-api', 'idempotency', 'redis'],
   // Contact-list windows: their stores, naming, the placement of an order's member, and the
   // closer that creates a due list through delivery and publishes its orders' results.
   windows: [
@@ -28,6 +30,7 @@ const MAY_IMPORT = {
     'templates',
     'delivery',
     'outbound',
+    'redis',
   ],
   delivery: [
     'config',

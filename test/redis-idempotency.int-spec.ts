@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import calculateSlot from 'cluster-key-slot';
 import type { RecordedOutcome } from '../src/contracts/action-outcome';
 import { RedisIdempotencyStore } from '../src/idempotency/redis-idempotency.store';
 import { freePort } from './support/free-port';
 import { idempotencyStoreContract } from './support/idempotency-store.contract';
 import { waitFor } from './support/kafka-helpers';
+import { monitorRedis } from './support/redis-monitor';
 
 describe('RedisIdempotencyStore on the real Redis', () => {
   idempotencyStoreContract(async (now) => {
@@ -40,7 +42,43 @@ describe('RedisIdempotencyStore on the real Redis', () => {
     }
   });
 
-  it('records a batch of thousands of outcomes in one call, each kept for the retention', async () => {
+  it('sends a turn’s claims as one script call per hash slot of their keys, in one write', async () => {
+    const prefix = `mailbridge-test:${randomUUID()}:`;
+    const store = new RedisIdempotencyStore('redis://127.0.0.1:6379', 60, prefix);
+    await store.connect();
+    const calls: string[][] = [];
+    const monitor = await monitorRedis((args) => {
+      const keys = args.slice(3, 3 + Number(args[2]));
+      if (args[0].startsWith('eval') && keys[0]?.startsWith(prefix)) calls.push(keys);
+    });
+    try {
+      await store.heartbeat('i', 60_000);
+      // Loads the script (EVALSHA, NOSCRIPT, EVAL): later calls are one EVALSHA each.
+      await store.claim('warm', { instance: 'i', handling: 'w' }, 10_000);
+      await waitFor(() => calls.length > 0 || undefined, { what: 'the warm-up claim' });
+      calls.length = 0;
+      const writes = jest.spyOn(store.client.stream, 'write');
+      // A hash tag puts two of the keys in one slot; the others fall where they hash.
+      const keys = ['a', 'b', 'c', '{t}:x', '{t}:y'];
+      const results = await Promise.all(
+        keys.map((key) => store.claim(key, { instance: 'i', handling: key }, 10_000)),
+      );
+      expect(results.map((r) => r.kind)).toEqual(keys.map(() => 'claimed'));
+      expect(writes).toHaveBeenCalledTimes(1); // on one Redis, one round trip still
+      writes.mockRestore();
+      const slots = new Set(keys.map((key) => calculateSlot(prefix + key)));
+      await waitFor(() => calls.length >= slots.size || undefined, { what: 'every call' });
+      expect(calls).toHaveLength(slots.size);
+      for (const call of calls) expect(new Set(call.map((key) => calculateSlot(key))).size).toBe(1);
+      expect(calls.flat().sort()).toEqual(keys.map((key) => prefix + key).sort());
+      expect(calls.find((call) => call.includes(`${prefix}{t}:x`))).toContain(`${prefix}{t}:y`);
+    } finally {
+      monitor.stop();
+      await store.close();
+    }
+  });
+
+  it('records a batch of thousands of outcomes (a call per hash slot), each kept for the retention', async () => {
     const prefix = `mailbridge-test:${randomUUID()}:`;
     const store = new RedisIdempotencyStore('redis://127.0.0.1:6379', 3_600, prefix);
     await store.connect();

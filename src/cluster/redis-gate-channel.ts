@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis, Result } from 'ioredis';
-import type { SharedRedis } from '../idempotency/shared-redis';
+import { luaScript } from '../redis/lua';
 import type { GateCause, GateChannel, SharedClose } from './gate-channel';
 
 /*
@@ -8,41 +8,6 @@ import type { GateCause, GateChannel, SharedClose } from './gate-channel';
  * own clock (TIME), and expires at `until`: no key, no close. The moment is compared only inside
  * Redis; replicas are told the time left, which their own clocks can count whatever they read.
  */
-
-/**
- * Closes for ARGV[2] ms from now unless the standing close lasts as long already (extend-only),
- * and publishes the new close (with its time left) on ARGV[5]. A close that arrives after ARGV[6]
- * (Redis's clock; empty: no limit) was held up and is dropped. Returns {changed (2: dropped),
- * close, left, now}.
- */
-const CLOSE_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if ARGV[6] ~= '' and now > tonumber(ARGV[6]) then return {2, '', 0, now} end
-local pause = tonumber(ARGV[2])
-local current = redis.call('GET', KEYS[1])
-if current then
-  local standing = cjson.decode(current)
-  if standing['until'] >= now + pause then
-    return {0, current, standing['until'] - now, now}
-  end
-end
-local value = cjson.encode({reason = ARGV[1], ['until'] = now + pause, detail = ARGV[3], origin = ARGV[4]})
-redis.call('SET', KEYS[1], value, 'PX', pause)
-redis.call('PUBLISH', ARGV[5], cjson.encode({close = value, remainingMs = pause}))
-return {1, value, pause, now}
-`;
-
-/** Redis's clock, and the standing close with its time left (empty when the gate is open). */
-const READ_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local current = redis.call('GET', KEYS[1])
-if not current then return {now, '', 0} end
-local left = cjson.decode(current)['until'] - now
-if left <= 0 then return {now, '', 0} end
-return {now, current, left}
-`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -84,15 +49,23 @@ export class RedisGateChannel implements GateChannel {
    */
   private clockOffset?: number;
 
+  /** On the shared connection (`REDIS_CONNECTION`'s client), its keys under `keyPrefix`. */
   constructor(
-    shared: SharedRedis,
+    redis: Redis,
+    keyPrefix: string,
     readonly self: string,
   ) {
-    this.redis = shared.redis;
-    this.key = `${shared.keyPrefix}cluster:vendor-gate`;
+    this.redis = redis;
+    this.key = `${keyPrefix}cluster:vendor-gate`;
     this.channel = this.key;
-    this.redis.defineCommand('mailbridgeGateClose', { numberOfKeys: 1, lua: CLOSE_SCRIPT });
-    this.redis.defineCommand('mailbridgeGateRead', { numberOfKeys: 1, lua: READ_SCRIPT });
+    this.redis.defineCommand('mailbridgeGateClose', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'gate-close'),
+    });
+    this.redis.defineCommand('mailbridgeGateRead', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'gate-read'),
+    });
   }
 
   /** Subscribes (not awaited by the caller: a Redis that is down must not hold the start up). */
@@ -105,7 +78,7 @@ export class RedisGateChannel implements GateChannel {
       connectionName: `mailbridge-gate:${this.self}`,
     });
     this.subscriber = subscriber;
-    // The idempotency store reports Redis being away (logs, readiness); an error listener keeps
+    // `RedisConnection` reports Redis being away (logs, readiness); an error listener keeps
     // ioredis from printing each failed reconnection as an unhandled error event.
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => this.heard(message));

@@ -3,8 +3,9 @@ import { Logger, type FactoryProvider } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { REQUEST_BUDGET } from '../email-api/request-budget';
 import type { VendorEndpointName } from '../email-api/vendor.observer';
-import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsService } from '../metrics/metrics.service';
+import type { RedisConnection } from '../redis/redis.connection';
+import { REDIS_CONNECTION } from '../redis/redis.module';
 import { paceOf } from './budget.store';
 import { MemoryBudgetStore } from './memory-budget.store';
 import { RedisBudgetStore } from './redis-budget.store';
@@ -22,11 +23,11 @@ export function budgetKey(prefix: string, endpoint: VendorEndpointName, secret: 
 /** The budget in Redis (shared by the replicas), or in memory on the in-memory store. */
 export const requestBudgetProvider: FactoryProvider<SharedRequestBudget> = {
   provide: REQUEST_BUDGET,
-  inject: [AppConfig, SHARED_REDIS, MetricsService],
-  useFactory: (config: AppConfig, shared: SharedRedis | undefined, metrics: MetricsService) => {
+  inject: [AppConfig, REDIS_CONNECTION, MetricsService],
+  useFactory: (config: AppConfig, shared: RedisConnection | undefined, metrics: MetricsService) => {
     const { requestBudget: b, vendor } = config;
     const prefix = shared?.keyPrefix ?? '';
-    const store = shared ? new RedisBudgetStore(shared.redis) : new MemoryBudgetStore();
+    const store = shared ? new RedisBudgetStore(shared.client) : new MemoryBudgetStore();
     const logger = new Logger(SharedRequestBudget.name);
     return new SharedRequestBudget(
       {

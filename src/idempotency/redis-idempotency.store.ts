@@ -1,6 +1,12 @@
-import { Logger } from '@nestjs/common';
-import { Redis, type Result } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { RecordedOutcome } from '../contracts/action-outcome';
+import {
+  DEFAULT_CONNECTION,
+  RedisConnection,
+  type RedisConnectionOptions,
+} from '../redis/redis.connection';
+import { luaScript } from '../redis/lua';
+import { perSlot } from '../redis/slots';
 import { Coalescer } from './coalescer';
 import {
   holderId,
@@ -15,107 +21,11 @@ import {
  * `sending` once a request for the action may have been written, by this holder or one before
  * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
  * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
- * ahead. The scripts read that key by a name built inside the script, so the store needs one
- * Redis (standalone or with replicas), not a cluster that shards keys.
+ * ahead. The scripts (the .lua files beside this one) get every claim and outcome key as `KEYS`,
+ * and a batch goes as one call per hash slot; but claim.lua reads the instance key by a name built
+ * inside it, so the store still needs one Redis (standalone or with replicas), not a cluster
+ * that shards keys.
  */
-const CLAIM_SCRIPT = `
-local now, ttl, retention, live = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local replies = {}
-for i, key in ipairs(KEYS) do
-  local holder = ARGV[4 + i]
-  local claimed = 'claim|' .. holder .. '|' .. (now + ttl) .. '|'
-  local value = redis.call('GET', key)
-  local reply
-  if not value then
-    redis.call('SET', key, claimed .. 'claimed', 'EX', retention)
-    reply = 'claimed'
-  elseif string.sub(value, 1, 5) == 'done|' then
-    reply = value
-  else
-    local _, _, owner, expires, phase = string.find(value, '^claim|(.-)|(%d+)|(%a+)$')
-    if owner == holder then
-      reply = 'claimed'
-    else
-      if owner then
-        local instance = string.match(owner, '^(.*)/[^/]*$')
-        if tonumber(expires) > now and redis.call('EXISTS', live .. instance) == 1 then
-          reply = 'busy'
-        end
-      end
-      if not reply then
-        -- Unless the claim never reached 'sending', a request may have been written: the new
-        -- claim keeps the mark, so that whoever takes it over next learns it too.
-        local mark = phase == 'claimed' and 'claimed' or 'sending'
-        redis.call('SET', key, claimed .. mark, 'EX', retention)
-        if mark == 'claimed' then reply = 'reclaimed' else reply = 'reclaimed-maybe-sent' end
-      end
-    end
-  end
-  replies[i] = reply
-end
-return replies
-`;
-
-const RENEW_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-if not value then return 0 end
-local _, _, owner, phase = string.find(value, '^claim|(.-)|%d+|(%a+)$')
-if owner ~= ARGV[1] then return 0 end
-local expires = tonumber(ARGV[2]) + tonumber(ARGV[3])
-redis.call('SET', KEYS[1], 'claim|' .. owner .. '|' .. expires .. '|' .. phase, 'EX', ARGV[4])
-return 1
-`;
-
-/** One reply per key, 1 when it was still the given holder's and is now marked `sending`. */
-const MARK_SENDING_SCRIPT = `
-local held = {}
-for i, key in ipairs(KEYS) do
-  held[i] = 0
-  local value = redis.call('GET', key)
-  if value then
-    local _, _, owner, expires = string.find(value, '^claim|(.-)|(%d+)|%a+$')
-    if owner == ARGV[i] then
-      redis.call('SET', key, 'claim|' .. owner .. '|' .. expires .. '|sending', 'KEEPTTL')
-      held[i] = 1
-    end
-  end
-end
-return held
-`;
-
-/**
- * A claim that never reached `sending` is deleted; one that did keeps its mark and expires at
- * once, so that the next claimer knows the request may have been written.
- */
-const RELEASE_SCRIPT = `
-local value = redis.call('GET', KEYS[1])
-if not value or string.find(value, 'claim|' .. ARGV[1] .. '|', 1, true) ~= 1 then
-  return 0
-end
-if string.sub(value, -8) == '|sending' then
-  redis.call('SET', KEYS[1], 'claim|' .. ARGV[1] .. '|0|sending', 'KEEPTTL')
-else
-  redis.call('DEL', KEYS[1])
-end
-return 1
-`;
-
-/**
- * Records finished keys' outcomes, kept for ARGV[1] seconds: ARGV[1 + i] is KEYS[i]'s value, and
- * ARGV[1 + #KEYS + i] says how — `set`, or `mark` for an order's in-window mark, written unless
- * its list's outcome is recorded already (the list closed). One command for a whole batch of
- * outcomes: a MULTI of one SET each made ioredis build a command object per key.
- */
-const COMPLETE_SCRIPT = `
-local retention, count = ARGV[1], #KEYS
-for i, key in ipairs(KEYS) do
-  local current = ARGV[1 + count + i] == 'mark' and redis.call('GET', key)
-  if not (current and string.sub(current, 1, 5) == 'done|') then
-    redis.call('SET', key, ARGV[1 + i], 'EX', retention)
-  end
-end
-return count
-`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -148,25 +58,12 @@ function claimResult(reply: string): ClaimResult {
   return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as RecordedOutcome };
 }
 
-/** How the store watches its one connection; shortened by tests. */
-export interface RedisConnectionOptions {
-  /** How often a PING goes out while the connection is up. */
-  pingIntervalMs: number;
-  /** A PING unanswered for this long makes the store count as unreachable (a hung Redis). */
-  pingTimeoutMs: number;
-}
-
-const DEFAULT_CONNECTION: RedisConnectionOptions = { pingIntervalMs: 1_000, pingTimeoutMs: 3_000 };
-
 /** The production store: shared by every replica, so a rebalance cannot cause a second send. */
 export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly logger = new Logger(RedisIdempotencyStore.name);
+  private readonly connection: RedisConnection;
   private readonly redis: Redis;
-  private readonly secrets: string[];
-  private reachable = true;
-  private lastError?: string;
-  private pingSentAt?: number;
-  private readonly pingTimer: NodeJS.Timeout;
+  /** Whether `close` closes the connection: only one the store opened from a URL itself. */
+  private readonly ownsConnection: boolean;
   private readonly claims = new Coalescer(
     (requests: ClaimRequest[]) => this.claimMany(requests),
     MAX_BATCH,
@@ -176,76 +73,56 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     MAX_BATCH,
   );
 
+  /**
+   * On the service's one connection (`REDIS_CONNECTION`), or, given a URL (tools and tests), on a
+   * connection of its own that `close` closes.
+   */
   constructor(
-    url: string,
+    redis: RedisConnection | string,
     private readonly ttlSeconds: number,
     private readonly prefix = 'mailbridge:idem:',
     private readonly now: () => number = Date.now,
-    private readonly connection: RedisConnectionOptions = DEFAULT_CONNECTION,
+    options: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
-    this.secrets = secretsOf(url);
-    // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
-    // whatever else a turn asks for in the same round trip. Commands wait while Redis is
-    // unreachable (no retry limit): nothing is sent to the vendor without a claim.
-    this.redis = new Redis(url, {
-      enableAutoPipelining: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-    });
+    this.ownsConnection = typeof redis === 'string';
+    this.connection =
+      typeof redis === 'string' ? new RedisConnection(redis, prefix, now, options) : redis;
+    this.redis = this.connection.client;
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
-    this.redis.defineCommand('mailbridgeClaim', { lua: CLAIM_SCRIPT });
-    this.redis.defineCommand('mailbridgeRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
-    this.redis.defineCommand('mailbridgeMarkSending', { lua: MARK_SENDING_SCRIPT });
-    this.redis.defineCommand('mailbridgeRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    this.redis.defineCommand('mailbridgeComplete', { lua: COMPLETE_SCRIPT });
-    // Without a listener ioredis prints every reconnection failure as an unhandled error event.
-    this.redis.on('error', (error: Error) => {
-      this.lastError = this.redact(error.message);
-      this.lost(this.lastError);
+    // The Lua is in the .lua files beside this one.
+    this.redis.defineCommand('mailbridgeClaim', { lua: luaScript(__dirname, 'claim') });
+    this.redis.defineCommand('mailbridgeRenew', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'renew'),
     });
-    this.redis.on('ready', () => this.regained());
-    // A Redis that hangs (paused, or its host gone without closing the connection) raises no
-    // error: the connection stays up and commands wait. Only an unanswered PING tells.
-    this.pingTimer = setInterval(() => this.ping(), connection.pingIntervalMs);
-    this.pingTimer.unref();
+    this.redis.defineCommand('mailbridgeMarkSending', {
+      lua: luaScript(__dirname, 'mark-sending'),
+    });
+    this.redis.defineCommand('mailbridgeRelease', {
+      numberOfKeys: 1,
+      lua: luaScript(__dirname, 'release'),
+    });
+    this.redis.defineCommand('mailbridgeComplete', { lua: luaScript(__dirname, 'complete') });
   }
 
-  /**
-   * Resolves once connected; rejects if the first attempt fails, while the client goes on
-   * trying in the background (commands wait for it).
-   */
-  async connect(): Promise<void> {
-    if (this.redis.status === 'wait') await this.redis.connect();
+  /** Resolves once connected (see `RedisConnection.connect`). */
+  connect(): Promise<void> {
+    return this.connection.connect();
   }
 
-  /** The one connection, for what else replicas share in Redis (`SHARED_REDIS`). */
+  /** The connection's client, for tests and tools that share it. */
   get client(): Redis {
     return this.redis;
   }
 
   /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
   get connected(): boolean {
-    return this.connectionProblem === undefined;
+    return this.connection.connected;
   }
 
   /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
   get connectionProblem(): string | undefined {
-    const status = this.redis.status;
-    if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
-    return this.unansweredPing();
-  }
-
-  /**
-   * The hang, once the PING in flight has waited too long. Whoever sees it first (readiness, or
-   * the next PING tick) reports it, so the log never misses an outage that readiness reported and
-   * that ended before the tick.
-   */
-  private unansweredPing(): string | undefined {
-    const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
-    if (waited < this.connection.pingTimeoutMs) return undefined;
-    const problem = `no answer to PING for ${waited} ms`;
-    this.lost(problem);
-    return problem;
+    return this.connection.connectionProblem;
   }
 
   async heartbeat(instance: string, ttlMs: number): Promise<void> {
@@ -268,14 +145,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     if (same.length < requests.length) {
       return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
     }
-    const replies = await this.redis.mailbridgeClaim(
-      String(requests.length),
-      ...requests.map((r) => r.key),
-      String(this.now()),
-      String(ttl),
-      String(this.ttlSeconds),
-      this.liveKey(''),
-      ...requests.map((r) => r.holder),
+    const now = String(this.now());
+    // One call per hash slot of the claims' keys (`perSlot`), all sent in this turn.
+    const replies = await perSlot(
+      requests,
+      (r) => r.key,
+      (group) =>
+        this.redis.mailbridgeClaim(
+          String(group.length),
+          ...group.map((r) => r.key),
+          now,
+          String(ttl),
+          String(this.ttlSeconds),
+          this.liveKey(''),
+          ...group.map((r) => r.holder),
+        ),
     );
     return replies.map(claimResult);
   }
@@ -293,9 +177,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async markSending(claims: HeldClaim[]): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
-    const keys = claims.map((c) => this.prefix + c.key);
-    const holders = claims.map((c) => holderId(c.holder));
-    const held = await this.redis.mailbridgeMarkSending(String(claims.length), ...keys, ...holders);
+    const held = await perSlot(
+      claims,
+      (c) => this.prefix + c.key,
+      (group) =>
+        this.redis.mailbridgeMarkSending(
+          String(group.length),
+          ...group.map((c) => this.prefix + c.key),
+          ...group.map((c) => holderId(c.holder)),
+        ),
+    );
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
@@ -304,18 +195,25 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.completions.call(outcomes);
   }
 
-  /** One script call for the outcomes recorded in a turn, run on the server as one. */
+  /** One script call per hash slot for the outcomes recorded in a turn, sent together. */
   private async completeMany(
     calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>,
   ): Promise<void[]> {
     const outcomes = calls.flat();
     // A closing window's orders come as one call, so a batch may hold thousands of outcomes.
-    await this.redis.mailbridgeComplete(
-      String(outcomes.length),
-      outcomes.map(({ key }) => this.prefix + key),
-      String(this.ttlSeconds),
-      outcomes.map(({ outcome }) => `done|${JSON.stringify(outcome)}`),
-      outcomes.map(({ outcome }) => (outcome.status === 'in-window' ? 'mark' : 'set')),
+    await perSlot(
+      outcomes,
+      ({ key }) => this.prefix + key,
+      async (group) => {
+        await this.redis.mailbridgeComplete(
+          String(group.length),
+          group.map(({ key }) => this.prefix + key),
+          String(this.ttlSeconds),
+          group.map(({ outcome }) => `done|${JSON.stringify(outcome)}`),
+          group.map(({ outcome }) => (outcome.status === 'in-window' ? 'mark' : 'set')),
+        );
+        return group.map(() => undefined);
+      },
     );
     return calls.map(() => undefined);
   }
@@ -324,58 +222,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.mailbridgeRelease(this.prefix + key, holderId(holder));
   }
 
+  /** The connection is closed by whoever opened it: `RedisModule`, or this store for a URL. */
   async close(): Promise<void> {
-    clearInterval(this.pingTimer);
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-
-  private ping(): void {
-    if (this.pingSentAt !== undefined) {
-      if (this.redis.status === 'ready') this.unansweredPing();
-      return;
-    }
-    if (this.redis.status !== 'ready') return; // reconnecting: the error listener has said so
-    this.pingSentAt = this.now();
-    this.redis.ping().then(
-      () => {
-        this.pingSentAt = undefined;
-        this.regained();
-      },
-      () => (this.pingSentAt = undefined), // a lost connection, which its error event reports
-    );
-  }
-
-  /** Said once per outage, not once per reconnection attempt or unanswered PING. */
-  private lost(problem: string): void {
-    if (!this.reachable) return;
-    this.reachable = false;
-    this.logger.error(`Redis unreachable, sends wait until it is back: ${problem}`);
-  }
-
-  private regained(): void {
-    if (this.reachable || !this.connected) return;
-    this.reachable = true;
-    this.lastError = undefined;
-    this.logger.log('Redis reachable again');
-  }
-
-  /** A Redis URL may carry a password, and an error message may repeat the URL. */
-  private redact(message: string): string {
-    return this.secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), message);
+    if (this.ownsConnection) await this.connection.close();
   }
 
   private liveKey(instance: string): string {
     return `${this.prefix}instance:${instance}`;
-  }
-}
-
-/** The password of a Redis URL, as written and decoded; none for a URL without one. */
-function secretsOf(url: string): string[] {
-  try {
-    const password = new URL(url).password;
-    if (!password) return [];
-    return [...new Set([password, decodeURIComponent(password)])];
-  } catch {
-    return [];
   }
 }

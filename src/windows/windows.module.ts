@@ -3,9 +3,10 @@ import { AppConfig } from '../config/app-config';
 import { CLOCK, systemClock, type Clock } from '../delivery/clock';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { SHARED_REDIS, type SharedRedis } from '../idempotency/shared-redis';
 import { MetricsModule } from '../metrics/metrics.module';
 import { OutboundModule } from '../outbound/outbound.module';
+import type { RedisConnection } from '../redis/redis.connection';
+import { REDIS_CONNECTION, RedisModule } from '../redis/redis.module';
 import { ContactListWindows } from './contact-list.windows';
 import { MemoryWindowStore } from './memory-window.store';
 import { RedisWindowStore } from './redis-window.store';
@@ -19,15 +20,15 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
  * that creates each list once it is due and answers its orders.
  */
 @Module({
-  imports: [IdempotencyModule, MetricsModule, DeliveryModule, OutboundModule],
+  imports: [IdempotencyModule, MetricsModule, DeliveryModule, OutboundModule, RedisModule],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     {
       provide: WINDOW_STORE,
-      inject: [AppConfig, SHARED_REDIS, CLOCK],
+      inject: [AppConfig, REDIS_CONNECTION, CLOCK],
       useFactory: (
         { batching, idempotency }: AppConfig,
-        shared: SharedRedis | undefined,
+        shared: RedisConnection | undefined,
         clock: Clock,
       ): WindowStore => {
         const options: WindowStoreOptions = {
@@ -38,7 +39,7 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
         };
         const now = () => clock.now();
         return shared
-          ? new RedisWindowStore(shared.redis, shared.keyPrefix, options, now)
+          ? new RedisWindowStore(shared.client, shared.keyPrefix, options, now)
           : new MemoryWindowStore(options, now);
       },
     },

@@ -25,7 +25,7 @@ describe('RedisGateChannel on the real Redis', () => {
     const redis = new Redis(URL, { lazyConnect: true, maxRetriesPerRequest: null });
     connections.push(redis);
     await redis.connect();
-    const channel = new RedisGateChannel({ redis, keyPrefix: prefix }, `${name}-${randomUUID()}`);
+    const channel = new RedisGateChannel(redis, prefix, `${name}-${randomUUID()}`);
     channels.push(channel);
     const heard: SharedClose[] = [];
     channel.listen((close) => heard.push(close));
@@ -129,7 +129,7 @@ describe('RedisGateChannel on the real Redis', () => {
     connections.push(redis);
     redis.on('error', () => undefined);
     redis.connect().catch(() => undefined);
-    const channel = new RedisGateChannel({ redis, keyPrefix: prefix }, 'alone');
+    const channel = new RedisGateChannel(redis, prefix, 'alone');
     expect(await channel.announce('auth', 5_000, 'status 401')).toBeUndefined();
     // Not queued either: a close sent when Redis comes back might no longer be true.
     expect((redis as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
@@ -149,7 +149,7 @@ describe('RedisGateChannel on the real Redis', () => {
       await waitFor(() => (redis.status === 'ready' ? true : undefined), {
         what: 'the private Redis',
       });
-      const channel = new RedisGateChannel({ redis, keyPrefix: prefix }, 'hung');
+      const channel = new RedisGateChannel(redis, prefix, 'hung');
       expect(await channel.announce('outage', 1, 'HTTP 503')).toBeDefined(); // it reads Redis's clock
       server.kill('SIGSTOP');
       expect(await channel.announce('auth', 60_000, 'status 401')).toBeUndefined();

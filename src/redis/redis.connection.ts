@@ -1,0 +1,142 @@
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
+
+/** How the one connection is watched; shortened by tests. */
+export interface RedisConnectionOptions {
+  /** How often a PING goes out while the connection is up. */
+  pingIntervalMs: number;
+  /** A PING unanswered for this long makes Redis count as unreachable (a hung Redis). */
+  pingTimeoutMs: number;
+}
+
+export const DEFAULT_CONNECTION: RedisConnectionOptions = {
+  pingIntervalMs: 1_000,
+  pingTimeoutMs: 3_000,
+};
+
+/**
+ * The one Redis connection every replica shares state through (claims and outcomes, and what
+ * `src/cluster/` and `src/windows/` keep), watched for hangs, so that readiness speaks for
+ * everything that uses it. Errors it reports never carry the URL's password.
+ */
+export class RedisConnection {
+  private readonly logger = new Logger('RedisConnection');
+  readonly client: Redis;
+  private readonly secrets: string[];
+  private reachable = true;
+  private lastError?: string;
+  private pingSentAt?: number;
+  private readonly pingTimer: NodeJS.Timeout;
+
+  constructor(
+    url: string,
+    /** `IDEMPOTENCY_KEY_PREFIX`: every key of the service goes under it. */
+    readonly keyPrefix: string,
+    private readonly now: () => number = Date.now,
+    private readonly options: RedisConnectionOptions = DEFAULT_CONNECTION,
+  ) {
+    this.secrets = secretsOf(url);
+    // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
+    // whatever else a turn asks for in the same round trip. Commands wait while Redis is
+    // unreachable (no retry limit): nothing is sent to the vendor without a claim.
+    this.client = new Redis(url, {
+      enableAutoPipelining: true,
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+    });
+    // Without a listener ioredis prints every reconnection failure as an unhandled error event.
+    this.client.on('error', (error: Error) => {
+      this.lastError = this.redact(error.message);
+      this.lost(this.lastError);
+    });
+    this.client.on('ready', () => this.regained());
+    // A Redis that hangs (paused, or its host gone without closing the connection) raises no
+    // error: the connection stays up and commands wait. Only an unanswered PING tells.
+    this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /**
+   * Resolves once connected; rejects if the first attempt fails, while the client goes on
+   * trying in the background (commands wait for it).
+   */
+  async connect(): Promise<void> {
+    if (this.client.status === 'wait') await this.client.connect();
+  }
+
+  /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
+  get connected(): boolean {
+    return this.connectionProblem === undefined;
+  }
+
+  /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
+  get connectionProblem(): string | undefined {
+    const status = this.client.status;
+    if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
+    return this.unansweredPing();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pingTimer);
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  /**
+   * The hang, once the PING in flight has waited too long. Whoever sees it first (readiness, or
+   * the next PING tick) reports it, so the log never misses an outage that readiness reported and
+   * that ended before the tick.
+   */
+  private unansweredPing(): string | undefined {
+    const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
+    if (waited < this.options.pingTimeoutMs) return undefined;
+    const problem = `no answer to PING for ${waited} ms`;
+    this.lost(problem);
+    return problem;
+  }
+
+  private ping(): void {
+    if (this.pingSentAt !== undefined) {
+      if (this.client.status === 'ready') this.unansweredPing();
+      return;
+    }
+    if (this.client.status !== 'ready') return; // reconnecting: the error listener has said so
+    this.pingSentAt = this.now();
+    this.client.ping().then(
+      () => {
+        this.pingSentAt = undefined;
+        this.regained();
+      },
+      () => (this.pingSentAt = undefined), // a lost connection, which its error event reports
+    );
+  }
+
+  /** Said once per outage, not once per reconnection attempt or unanswered PING. */
+  private lost(problem: string): void {
+    if (!this.reachable) return;
+    this.reachable = false;
+    this.logger.error(`Redis unreachable, sends wait until it is back: ${problem}`);
+  }
+
+  private regained(): void {
+    if (this.reachable || !this.connected) return;
+    this.reachable = true;
+    this.lastError = undefined;
+    this.logger.log('Redis reachable again');
+  }
+
+  /** A Redis URL may carry a password, and an error message may repeat the URL. */
+  redact(message: string): string {
+    return this.secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), message);
+  }
+}
+
+/** The password of a Redis URL, as written and decoded; none for a URL without one. */
+export function secretsOf(url: string): string[] {
+  try {
+    const password = new URL(url).password;
+    if (!password) return [];
+    return [...new Set([password, decodeURIComponent(password)])];
+  } catch {
+    return [];
+  }
+}

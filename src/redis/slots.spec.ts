@@ -1,0 +1,47 @@
+import calculateSlot from 'cluster-key-slot';
+import { perSlot } from './slots';
+
+describe(perSlot.name, () => {
+  it('calls once per hash slot, and answers every item in the order given', async () => {
+    const calls: string[][] = [];
+    const keys = ['{a}:1', '{b}:1', '{a}:2', 'plain', '{b}:2'];
+    const replies = await perSlot(
+      keys,
+      (key) => key,
+      (group) => {
+        calls.push(group);
+        return Promise.resolve(group.map((key) => `reply ${key}`));
+      },
+    );
+    expect(replies).toEqual(keys.map((key) => `reply ${key}`));
+    expect(calls).toEqual([['{a}:1', '{a}:2'], ['{b}:1', '{b}:2'], ['plain']]);
+    for (const group of calls) expect(new Set(group.map(calculateSlot)).size).toBe(1);
+  });
+
+  it('issues every call before any answers, so that they can share one round trip', async () => {
+    let issued = 0;
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const done = perSlot(
+      ['{a}', '{b}', '{c}'],
+      (key) => key,
+      async (group) => {
+        issued += 1;
+        await gate;
+        return group;
+      },
+    );
+    expect(issued).toBe(3);
+    open();
+    expect(await done).toEqual(['{a}', '{b}', '{c}']);
+  });
+
+  it('fails the whole batch when one slot’s call fails', async () => {
+    const failing = perSlot(
+      ['{a}', '{b}'],
+      (key) => key,
+      (group) => (group[0] === '{b}' ? Promise.reject(new Error('down')) : Promise.resolve(group)),
+    );
+    await expect(failing).rejects.toThrow('down');
+  });
+});

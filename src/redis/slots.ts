@@ -1,0 +1,30 @@
+import calculateSlot from 'cluster-key-slot';
+
+/**
+ * Runs a batch as one call per hash slot of its keys, all issued in the same turn, and answers
+ * each item in the batch's order. A Redis Cluster runs a script only on keys of one slot; on one
+ * Redis the calls go out together all the same (auto-pipelining): one round trip.
+ * `cluster-key-slot` is the slot function ioredis itself routes by (and depends on), so a
+ * group here is what ioredis would send to one node.
+ */
+export async function perSlot<Item, Reply>(
+  items: readonly Item[],
+  keyOf: (item: Item) => string,
+  run: (group: Item[]) => Promise<Reply[]>,
+): Promise<Reply[]> {
+  const groups = new Map<number, number[]>();
+  items.forEach((item, i) => {
+    const slot = calculateSlot(keyOf(item));
+    const group = groups.get(slot);
+    if (group) group.push(i);
+    else groups.set(slot, [i]);
+  });
+  const replies = new Array<Reply>(items.length);
+  await Promise.all(
+    [...groups.values()].map(async (indexes) => {
+      const answers = await run(indexes.map((i) => items[i]));
+      indexes.forEach((i, n) => (replies[i] = answers[n]));
+    }),
+  );
+  return replies;
+}

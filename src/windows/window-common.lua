@@ -1,0 +1,19 @@
+local P, now = ARGV[1], tonumber(ARGV[2])
+-- Expiries this call has made sure of: a turn's orders mostly share their list and window, and
+-- asking Redis again for each of them was a third of the add script's commands. Nothing in a
+-- script shortens an expiry, and keys are kept once written, so a kept key stays kept.
+local kept = {}
+local function keep(key, fromMs, retention)
+  local at = fromMs + retention * 1000
+  if kept[key] and kept[key] >= at then return end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', key, at) end
+  kept[key] = math.max(at, now + ttl)
+end
+local function held(name, owner)
+  local l = P .. 'win:l:' .. name
+  local state, holder = unpack(redis.call('HMGET', l, 'state', 'owner'))
+  if holder ~= owner then return nil end
+  if state == 'taken' or state == 'sending' or state == 'created' then return state end
+  return nil
+end
