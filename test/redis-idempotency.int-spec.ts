@@ -42,7 +42,7 @@ describe('RedisIdempotencyStore on the real Redis', () => {
     }
   });
 
-  it('sends a turn’s claims as one script call per hash slot of their keys, in one write', async () => {
+  it('sends a turn’s claims to one Redis as one script call, in one write, whatever their slots', async () => {
     const prefix = `mailbridge-test:${randomUUID()}:`;
     const store = new RedisIdempotencyStore('redis://127.0.0.1:6379', 60, prefix);
     await store.connect();
@@ -64,21 +64,19 @@ describe('RedisIdempotencyStore on the real Redis', () => {
         keys.map((key) => store.claim(key, { instance: 'i', handling: key }, 10_000)),
       );
       expect(results.map((r) => r.kind)).toEqual(keys.map(() => 'claimed'));
-      expect(writes).toHaveBeenCalledTimes(1); // on one Redis, one round trip still
+      expect(writes).toHaveBeenCalledTimes(1); // one round trip
       writes.mockRestore();
-      const slots = new Set(keys.map((key) => calculateSlot(prefix + key)));
-      await waitFor(() => calls.length >= slots.size || undefined, { what: 'every call' });
-      expect(calls).toHaveLength(slots.size);
-      for (const call of calls) expect(new Set(call.map((key) => calculateSlot(key))).size).toBe(1);
-      expect(calls.flat().sort()).toEqual(keys.map((key) => prefix + key).sort());
-      expect(calls.find((call) => call.includes(`${prefix}{t}:x`))).toContain(`${prefix}{t}:y`);
+      // One Redis holds every slot: splitting the batch by slot would only cost script calls.
+      expect(new Set(keys.map((key) => calculateSlot(prefix + key))).size).toBeGreaterThan(1);
+      await waitFor(() => calls.length >= 1 || undefined, { what: 'the call' });
+      expect(calls).toEqual([keys.map((key) => prefix + key)]);
     } finally {
       monitor.stop();
       await store.close();
     }
   });
 
-  it('records a batch of thousands of outcomes (a call per hash slot), each kept for the retention', async () => {
+  it('records a batch of thousands of outcomes, each kept for the retention', async () => {
     const prefix = `mailbridge-test:${randomUUID()}:`;
     const store = new RedisIdempotencyStore('redis://127.0.0.1:6379', 3_600, prefix);
     await store.connect();

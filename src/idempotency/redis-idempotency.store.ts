@@ -146,7 +146,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
     }
     const now = String(this.now());
-    // One call per hash slot of the claims' keys (`perSlot`), all sent in this turn.
+    // One call, or on a sharded Redis one per hash slot of the keys (`perSlot`), sent together.
     const replies = await perSlot(
       requests,
       (r) => r.key,
@@ -160,6 +160,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
           this.liveKey(''),
           ...group.map((r) => r.holder),
         ),
+      this.slots,
     );
     return replies.map(claimResult);
   }
@@ -186,6 +187,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
           ...group.map((c) => this.prefix + c.key),
           ...group.map((c) => holderId(c.holder)),
         ),
+      this.slots,
     );
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
@@ -195,7 +197,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.completions.call(outcomes);
   }
 
-  /** One script call per hash slot for the outcomes recorded in a turn, sent together. */
+  /** One script call (per hash slot, on a sharded Redis) for the outcomes of a turn. */
   private async completeMany(
     calls: Array<Array<{ key: string; outcome: RecordedOutcome }>>,
   ): Promise<void[]> {
@@ -214,8 +216,14 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         );
         return group.map(() => undefined);
       },
+      this.slots,
     );
     return calls.map(() => undefined);
+  }
+
+  /** Whether batches split by hash slot: only a Redis Cluster needs it (`perSlot`). */
+  private get slots(): { sharded: boolean } {
+    return { sharded: this.redis.isCluster };
   }
 
   async release(key: string, holder: ClaimHolder): Promise<void> {

@@ -2,7 +2,25 @@ import calculateSlot from 'cluster-key-slot';
 import { perSlot } from './slots';
 
 describe(perSlot.name, () => {
-  it('calls once per hash slot, and answers every item in the order given', async () => {
+  const sharded = { sharded: true };
+
+  it('runs the batch as one call on one Redis, which holds every slot', async () => {
+    const calls: string[][] = [];
+    const keys = ['{a}:1', '{b}:1', 'plain'];
+    const replies = await perSlot(
+      keys,
+      (key) => key,
+      (group) => {
+        calls.push(group);
+        return Promise.resolve(group.map((key) => `reply ${key}`));
+      },
+      { sharded: false },
+    );
+    expect(calls).toEqual([keys]);
+    expect(replies).toEqual(keys.map((key) => `reply ${key}`));
+  });
+
+  it('calls once per hash slot on a sharded Redis, and answers every item in the order given', async () => {
     const calls: string[][] = [];
     const keys = ['{a}:1', '{b}:1', '{a}:2', 'plain', '{b}:2'];
     const replies = await perSlot(
@@ -12,13 +30,14 @@ describe(perSlot.name, () => {
         calls.push(group);
         return Promise.resolve(group.map((key) => `reply ${key}`));
       },
+      sharded,
     );
     expect(replies).toEqual(keys.map((key) => `reply ${key}`));
     expect(calls).toEqual([['{a}:1', '{a}:2'], ['{b}:1', '{b}:2'], ['plain']]);
     for (const group of calls) expect(new Set(group.map(calculateSlot)).size).toBe(1);
   });
 
-  it('issues every call before any answers, so that they can share one round trip', async () => {
+  it('issues every slot’s call before any answers, so that they can share one round trip', async () => {
     let issued = 0;
     let open = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
@@ -30,6 +49,7 @@ describe(perSlot.name, () => {
         await gate;
         return group;
       },
+      sharded,
     );
     expect(issued).toBe(3);
     open();
@@ -41,6 +61,7 @@ describe(perSlot.name, () => {
       ['{a}', '{b}'],
       (key) => key,
       (group) => (group[0] === '{b}' ? Promise.reject(new Error('down')) : Promise.resolve(group)),
+      sharded,
     );
     await expect(failing).rejects.toThrow('down');
   });
