@@ -111,10 +111,12 @@ export class ActionRunner {
   /**
    * The claimed action's outcome, or undefined when its claim was lost before its request was
    * written. `maybeSent`: taken over from a holder that stopped after writing its request. On any
-   * other failure the claim is given back and the error thrown. Promise steps, not an await: the
-   * action waits here for its vendor request, and `run`'s is the one suspended function it keeps.
+   * other failure the claim is given back and the error thrown.
    */
-  private outcomeOf(handling: Handling, maybeSent: boolean): Promise<RecordedOutcome | undefined> {
+  private async outcomeOf(
+    handling: Handling,
+    maybeSent: boolean,
+  ): Promise<RecordedOutcome | undefined> {
     const { ambiguousSendPolicy } = this.config.idempotency;
     if (maybeSent) {
       this.metrics.ambiguousSend('takeover', ambiguousSendPolicy);
@@ -123,29 +125,20 @@ export class ActionRunner {
         ...fieldsOf(handling),
       });
       if (ambiguousSendPolicy === 'fail')
-        return Promise.resolve(
-          ambiguousFailure('an earlier attempt stopped after writing its request'),
-        );
+        return ambiguousFailure('an earlier attempt stopped after writing its request');
     }
-    const { action, key, event, template, source } = handling;
-    let outcome: Promise<RecordedOutcome>;
+    const { action, key, holder, event, template, source } = handling;
     try {
-      outcome =
-        action.kind === 'contact-list' && action.mode === 'window'
-          ? // Only stores the member: its result comes with the list (`src/windows/`).
-            this.windows.place(action, windowOrder(key, event, template.name, source))
-          : this.deliver(handling, action, maybeSent);
+      if (action.kind === 'contact-list' && action.mode === 'window') {
+        // Only stores the member: its result comes with the list (`src/windows/`).
+        return await this.windows.place(action, windowOrder(key, event, template.name, source));
+      }
+      return await this.deliver(handling, action, maybeSent);
     } catch (error) {
-      outcome = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      if (error instanceof ClaimLostError) return undefined;
+      await this.store.release(key, holder).catch(() => undefined);
+      throw error;
     }
-    return outcome.catch((error: unknown) => this.failed(handling, error));
-  }
-
-  /** A lost claim means claim again (undefined); any other failure gives the claim back. */
-  private async failed({ key, holder }: Handling, error: unknown): Promise<undefined> {
-    if (error instanceof ClaimLostError) return undefined;
-    await this.store.release(key, holder).catch(() => undefined);
-    throw error;
   }
 
   /** Carries a campaign or an exact contact list to the vendor, its claim renewed meanwhile. */

@@ -18,17 +18,14 @@ export class ClaimRenewal {
     private readonly logger: Pick<Logger, 'warn'>,
   ) {}
 
-  /** Runs `work` with the claim renewed until it settles (no suspended function meanwhile). */
-  during<T>(claim: HeldClaim, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with the claim renewed until it settles. */
+  async during<T>(claim: HeldClaim, work: () => Promise<T>): Promise<T> {
     this.hold(claim);
-    let working: Promise<T>;
     try {
-      working = work();
-    } catch (error) {
+      return await work();
+    } finally {
       this.letGo(claim);
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return working.finally(() => this.letGo(claim));
   }
 
   private hold(claim: HeldClaim): void {
