@@ -95,15 +95,16 @@ export class CampaignBatcher {
     action?: BatchedAction,
   ): Promise<RecipientResults> {
     if (this.stopped) return Promise.reject(new StoppingError());
+    // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
+    // same text goes into the body.
+    const json = recipients.map((r) => JSON.stringify(r));
     return new Promise<RecipientResults>((delivered, failed) =>
-      this.enter(batchKey, content, { recipients, json: [], action, delivered, failed }),
+      this.enter(batchKey, content, { recipients, json, action, delivered, failed }),
     );
   }
 
   private enter(batchKey: string, content: CampaignContent, entry: Entry): void {
-    // Each recipient is serialised once, here: its size counts towards `maxBytes`, and the
-    // same text goes into the body. `bytes` is what JSON.stringify(recipients) would measure.
-    entry.json = entry.recipients.map((r) => JSON.stringify(r));
+    // What JSON.stringify(recipients) would measure.
     let bytes = 1 + entry.json.length;
     for (const text of entry.json) bytes += Buffer.byteLength(text, 'utf8');
     const addresses = entry.recipients.map((r) => normalisedAddress(r.email));

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ActionOutcome } from '../contracts/action-outcome';
-import type { VendorError } from '../email-api/vendor.errors';
 import type { CampaignRecipient } from '../email-api/vendor.types';
 import type { CampaignAction } from '../templates/planner';
 import type { ActionTicket } from './action-ticket';
@@ -75,7 +74,7 @@ export class CampaignDelivery {
     const errors = failed.map((f) => f.error);
     const unknown = errors.find((e) => e.ambiguous);
     if (unknown && this.trouble.failsAmbiguous) return ambiguousFailure(unknown.message);
-    const permanent: VendorError | undefined = errors.find((e) => !isTransient(e));
+    const permanent = errors.find((e) => !isTransient(e));
     if (permanent) {
       const total = action.recipients.length;
       const sentCount = total - failed.length;

@@ -55,9 +55,9 @@ export interface IdempotencyStore {
    */
   markSending(claims: HeldClaim[]): Promise<Set<string>>;
   /**
-   * Records outcomes, kept for the store's retention period: each key's at once, and a batch whose
-   * keys lie in many Redis hash slots as one call per slot, so a failed call may leave part of it
-   * recorded (recording an outcome again changes nothing). An `in-window` mark never replaces an
+   * Records outcomes, kept for the store's retention period: each key's at once. On a sharded
+   * Redis a batch whose keys lie in many hash slots goes as one call per slot, so a failed call
+   * may leave part of it recorded (recording an outcome again changes nothing). An `in-window` mark never replaces an
    * outcome already recorded: the window's list may have closed between the order's member being
    * stored and its mark.
    */

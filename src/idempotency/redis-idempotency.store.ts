@@ -22,7 +22,7 @@ import {
  * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
  * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
  * ahead. The scripts (the .lua files beside this one) get every claim and outcome key as `KEYS`,
- * and a batch goes as one call per hash slot; but claim.lua reads the instance key by a name built
+ * and a batch goes as one call (one per hash slot on a sharded Redis); but claim.lua reads the instance key by a name built
  * inside it, so the store still needs one Redis (standalone or with replicas), not a cluster
  * that shards keys.
  */
@@ -64,6 +64,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly redis: Redis;
   /** Whether `close` closes the connection: only one the store opened from a URL itself. */
   private readonly ownsConnection: boolean;
+  /** Whether batches split by hash slot: only a Redis Cluster needs it (`perSlot`). */
+  private readonly slots: { sharded: boolean };
   private readonly claims = new Coalescer(
     (requests: ClaimRequest[]) => this.claimMany(requests),
     MAX_BATCH,
@@ -88,6 +90,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.connection =
       typeof redis === 'string' ? new RedisConnection(redis, prefix, now, options) : redis;
     this.redis = this.connection.client;
+    this.slots = { sharded: this.redis.isCluster };
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
     // The Lua is in the .lua files beside this one.
     this.redis.defineCommand('mailbridgeClaim', { lua: luaScript(__dirname, 'claim') });
@@ -219,11 +222,6 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       this.slots,
     );
     return calls.map(() => undefined);
-  }
-
-  /** Whether batches split by hash slot: only a Redis Cluster needs it (`perSlot`). */
-  private get slots(): { sharded: boolean } {
-    return { sharded: this.redis.isCluster };
   }
 
   async release(key: string, holder: ClaimHolder): Promise<void> {
