@@ -1,24 +1,21 @@
 import { Logger } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
 import {
-  VendorAuthError,
-  VendorError,
-  VendorRequestError,
-  VendorTimeoutError,
-} from '../email-api/vendor.errors';
+  lostAnswer,
+  PAUSE_MS,
+  rejected,
+  unavailable,
+  vendorTrouble,
+} from '../../test/support/vendor-trouble';
+import { VendorAuthError, VendorError, VendorRequestError } from '../email-api/vendor.errors';
 import type { CampaignRecipient } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
-import { MetricsService } from '../metrics/metrics.service';
 import type { BatchedAction, CampaignBatcher, RecipientResults } from './campaign.batcher';
 import type { ActionTicket } from './action-ticket';
 import { CampaignDelivery } from './campaign.delivery';
-import { VendorTrouble } from './vendor-trouble';
-import { VendorGate } from './vendor.gate';
 
 type Action = Parameters<CampaignDelivery['deliver']>[0];
 type Policy = 'resend' | 'fail';
 
-const PAUSE_MS = 5;
 const content = { subject: 'Hi', body: '<p>Hi</p>', campaignId: 'c-1' };
 const to = (n: number): CampaignRecipient => ({ email: `r${n}@example.com` });
 const campaign = (...recipients: CampaignRecipient[]): Action => ({
@@ -69,30 +66,11 @@ class FakeCampaigns {
 }
 
 function setUp(answers: Answer[], policy: Policy = 'resend') {
-  const config = {
-    idempotency: { ambiguousSendPolicy: policy },
-    batching: { pauseOnAuthFailureMs: PAUSE_MS, pauseOnVendorFailureMs: PAUSE_MS },
-  } as unknown as AppConfig;
+  const { trouble, gate, trips, count } = vendorTrouble(policy);
   const campaigns = new FakeCampaigns(answers);
-  const gate = new VendorGate();
-  const trips = jest.spyOn(gate, 'trip');
-  const metrics = new MetricsService();
-  const service = new CampaignDelivery(
-    campaigns as unknown as CampaignBatcher,
-    new VendorTrouble(config, gate, metrics),
-  );
-  const count = async (name: string, labels: Record<string, string>) => {
-    const metric = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
-    const match = metric.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
-    return match?.value ?? 0;
-  };
+  const service = new CampaignDelivery(campaigns as unknown as CampaignBatcher, trouble);
   return { service, campaigns, gate, trips, count };
 }
-
-const rejected = (status = 422) => new VendorError(`vendor answered ${status}`, false, status);
-const unavailable = () => new VendorError('vendor answered 503', true, 503);
-const lostAnswer = () =>
-  new VendorTimeoutError('headers timeout', 'UND_ERR_HEADERS_TIMEOUT', true, { ambiguous: true });
 
 describe(CampaignDelivery.name, () => {
   // The gate logs every pause and resumption; these specs pause on purpose.

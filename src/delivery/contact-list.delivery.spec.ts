@@ -1,17 +1,18 @@
 import { Logger } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
-import { VendorError, VendorTimeoutError } from '../email-api/vendor.errors';
+import {
+  lostAnswer,
+  PAUSE_MS,
+  rejected,
+  unavailable,
+  vendorTrouble,
+} from '../../test/support/vendor-trouble';
 import type { ContactMember } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
-import { MetricsService } from '../metrics/metrics.service';
 import type { ActionTicket, ExactListAction } from './action-ticket';
 import type { ContactListBatcher, CreatedList, ListSend } from './contact-list.batcher';
 import { ContactListDelivery } from './contact-list.delivery';
-import { VendorTrouble } from './vendor-trouble';
-import { VendorGate } from './vendor.gate';
 
-const PAUSE_MS = 5;
 const member: ContactMember = { email: 'm@example.com', firstName: 'M' };
 const exactList: ExactListAction = {
   kind: 'contact-list',
@@ -44,35 +45,18 @@ class FakeLists {
   }
 }
 
-function setUp(answers: Array<Error | { ambiguousAttempts?: number }>, policy = 'resend') {
-  const config = {
-    idempotency: { ambiguousSendPolicy: policy },
-    batching: { pauseOnAuthFailureMs: PAUSE_MS, pauseOnVendorFailureMs: PAUSE_MS },
-  } as unknown as AppConfig;
+function setUp(
+  answers: Array<Error | { ambiguousAttempts?: number }>,
+  policy: 'resend' | 'fail' = 'resend',
+) {
+  const { trouble, trips, count } = vendorTrouble(policy);
   const lists = new FakeLists(answers);
   const claims = new MemoryIdempotencyStore(3600);
   // The ticket's claim, held as the runner holds it while it delivers.
   void claims.claim('evt-1:welcome', { instance: 'i-1', handling: 'h-1' }, 60_000);
-  const gate = new VendorGate();
-  const trips = jest.spyOn(gate, 'trip');
-  const metrics = new MetricsService();
-  const service = new ContactListDelivery(
-    lists as unknown as ContactListBatcher,
-    claims,
-    new VendorTrouble(config, gate, metrics),
-  );
-  const count = async (name: string, labels: Record<string, string>) => {
-    const metric = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
-    const match = metric.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
-    return match?.value ?? 0;
-  };
+  const service = new ContactListDelivery(lists as unknown as ContactListBatcher, claims, trouble);
   return { service, lists, claims, trips, count };
 }
-
-const rejected = (status = 422) => new VendorError(`vendor answered ${status}`, false, status);
-const unavailable = () => new VendorError('vendor answered 503', true, 503);
-const lostAnswer = () =>
-  new VendorTimeoutError('headers timeout', 'UND_ERR_HEADERS_TIMEOUT', true, { ambiguous: true });
 
 describe(ContactListDelivery.name, () => {
   // The gate logs every pause and resumption; these specs pause on purpose.

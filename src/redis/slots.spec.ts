@@ -4,34 +4,28 @@ import { perSlot } from './slots';
 describe(perSlot.name, () => {
   const sharded = { sharded: true };
 
-  it('runs the batch as one call on one Redis, which holds every slot', async () => {
+  /** A run that answers each key with `reply <key>` and keeps the groups it was given. */
+  function recorded() {
     const calls: string[][] = [];
+    const run = (group: string[]) => {
+      calls.push(group);
+      return Promise.resolve(group.map((key) => `reply ${key}`));
+    };
+    return { calls, run };
+  }
+
+  it('runs the batch as one call on one Redis, which holds every slot', async () => {
+    const { calls, run } = recorded();
     const keys = ['{a}:1', '{b}:1', 'plain'];
-    const replies = await perSlot(
-      keys,
-      (key) => key,
-      (group) => {
-        calls.push(group);
-        return Promise.resolve(group.map((key) => `reply ${key}`));
-      },
-      { sharded: false },
-    );
+    const replies = await perSlot(keys, (key) => key, run, { sharded: false });
     expect(calls).toEqual([keys]);
     expect(replies).toEqual(keys.map((key) => `reply ${key}`));
   });
 
   it('calls once per hash slot on a sharded Redis, and answers every item in the order given', async () => {
-    const calls: string[][] = [];
+    const { calls, run } = recorded();
     const keys = ['{a}:1', '{b}:1', '{a}:2', 'plain', '{b}:2'];
-    const replies = await perSlot(
-      keys,
-      (key) => key,
-      (group) => {
-        calls.push(group);
-        return Promise.resolve(group.map((key) => `reply ${key}`));
-      },
-      sharded,
-    );
+    const replies = await perSlot(keys, (key) => key, run, sharded);
     expect(replies).toEqual(keys.map((key) => `reply ${key}`));
     expect(calls).toEqual([['{a}:1', '{a}:2'], ['{b}:1', '{b}:2'], ['plain']]);
     for (const group of calls) expect(new Set(group.map(calculateSlot)).size).toBe(1);
