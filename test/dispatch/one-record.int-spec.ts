@@ -12,13 +12,12 @@ import { ActionRunner } from '../../src/dispatch/action.runner';
 import { VendorClient } from '../../src/email-api/vendor.client';
 import { InstanceLiveness } from '../../src/idempotency/instance-liveness';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
-import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import type { ResultPublisher } from '../../src/outbound/result.publisher';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import type { Planner } from '../../src/templates/planner';
 import type { WindowPlacement } from '../../src/windows/window.placement';
-import { signUp } from '../support/events';
+import { anyRecord, signUp } from '../support/events';
 import { sandboxVendorConfig, SANDBOX_KEYS } from '../support/sandbox-vendor';
 import { serviceEnv, uniqueTopics } from '../support/service-harness';
 
@@ -35,16 +34,6 @@ const welcome: Planner = {
     },
     recipients: [{ email: `${event.id}@example.com`, attributes: {} }],
   }),
-};
-
-const record: ConsumedRecord = {
-  topic: 't',
-  partition: 0,
-  offset: '0',
-  timestamp: '0',
-  key: null,
-  value: null,
-  headers: {},
 };
 
 /**
@@ -115,7 +104,7 @@ describe('one record per outcome, published as recorded', () => {
       const events = [1, 2, 3].map((n) => signUp(n) as unknown as InboundEvent);
       const statuses = await Promise.all(
         events.map((event) =>
-          runner.run(event, { template: welcome, action: welcome.plan(event) }, record),
+          runner.run(event, { template: welcome, action: welcome.plan(event) }, anyRecord),
         ),
       );
       expect(statuses).toEqual(['sent', 'sent', 'sent']);

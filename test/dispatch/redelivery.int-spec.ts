@@ -9,12 +9,11 @@ import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.s
 import type { ActionTicket } from '../../src/delivery/action-ticket';
 import type { CampaignDelivery } from '../../src/delivery/campaign.delivery';
 import type { ContactListDelivery } from '../../src/delivery/contact-list.delivery';
-import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { resultFor } from '../../src/outbound/result.factory';
 import type { ResultPublisher, ResultToPublish } from '../../src/outbound/result.publisher';
 import type { Planner, TemplateAction } from '../../src/templates/planner';
-import { signUp } from '../support/events';
+import { anyRecord, signUp } from '../support/events';
 import { waitFor } from '../support/kafka-helpers';
 import { serviceEnv, uniqueTopics } from '../support/service-harness';
 import type { WindowPlacement } from '../../src/windows/window.placement';
@@ -62,16 +61,6 @@ function welcomeFor(event: InboundEvent): PlannedAction {
 function withoutTime(result: unknown): unknown {
   return { ...(result as object), time: undefined };
 }
-
-const message: ConsumedRecord = {
-  topic: 't',
-  partition: 0,
-  offset: '0',
-  timestamp: '0',
-  key: null,
-  value: null,
-  headers: {},
-};
 
 describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () => {
   const store = new RedisIdempotencyStore(
@@ -129,9 +118,9 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const { runner } = startRunner(vendor);
     const event = signUp(1) as unknown as InboundEvent;
     try {
-      const first = runner.run(event, welcomeFor(event), message);
+      const first = runner.run(event, welcomeFor(event), anyRecord);
       await waitFor(() => (vendor.calls.length === 1 ? true : undefined), { what: 'first send' });
-      const second = runner.run(event, welcomeFor(event), message);
+      const second = runner.run(event, welcomeFor(event), anyRecord);
       // Give the second handling every chance to reach the vendor before the first finishes.
       await expect(
         waitFor(() => (vendor.calls.length > 1 ? true : undefined), { timeoutMs: 1_500 }),
@@ -164,7 +153,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const event = signUp(2) as unknown as InboundEvent;
     await diedMidSend(event);
 
-    expect(await runner.run(event, welcomeFor(event), message)).toBe('sent');
+    expect(await runner.run(event, welcomeFor(event), anyRecord)).toBe('sent');
     expect(vendor.calls.map((c) => c.ticket.ambiguous)).toEqual([true]);
     expect((await metrics.ambiguousSends.get()).values).toEqual([
       { value: 1, labels: { cause: 'takeover', resolution: 'resend' } },
@@ -179,7 +168,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     const event = signUp(3) as unknown as InboundEvent;
     await diedMidSend(event);
 
-    expect(await runner.run(event, welcomeFor(event), message)).toBe('failed');
+    expect(await runner.run(event, welcomeFor(event), anyRecord)).toBe('failed');
     expect(vendor.calls).toHaveLength(0);
     const [result] = published as EmailDispatchFailedV1[];
     expect(result.type).toBe('email.dispatch.failed.v1');
@@ -188,7 +177,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
       { value: 1, labels: { cause: 'takeover', resolution: 'fail' } },
     ]);
     // A redelivery answers with the same failure: the decision is recorded.
-    const again = await startRunner(vendor, 'fail').runner.run(event, welcomeFor(event), message);
+    const again = await startRunner(vendor, 'fail').runner.run(event, welcomeFor(event), anyRecord);
     expect(again).toBe('duplicate');
     expect(withoutTime(published[1])).toEqual(withoutTime(result));
   });
@@ -203,7 +192,7 @@ describe(`${ActionRunner.name} on the real Redis: redelivery and takeover`, () =
     await store.claim(`${event.id}:${welcome.name}`, dead, 120_000);
     await store.retire(dead.instance);
 
-    expect(await runner.run(event, welcomeFor(event), message)).toBe('sent');
+    expect(await runner.run(event, welcomeFor(event), anyRecord)).toBe('sent');
     expect(vendor.calls.map((c) => c.ticket.ambiguous)).toEqual([false]);
     expect((await metrics.ambiguousSends.get()).values).toEqual([]);
   });

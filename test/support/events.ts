@@ -1,3 +1,4 @@
+import type { ConsumedRecord } from '../../src/kafka/consumed-record';
 import { uniqueName } from './kafka-helpers';
 import { campaignEvent, contactListEvent } from '../hostile/valid-events';
 
@@ -57,3 +58,14 @@ export function contactListRequested(i: number, run = uniqueName('run')) {
 
 /** Valid records of every inbound topic, interleaved and in all three encodings (see there). */
 export { interleavedValidEvents } from '../hostile/valid-events';
+
+/** A consumed record for specs that run an action without a topic: what the runner reads of it. */
+export const anyRecord: ConsumedRecord = {
+  topic: 't',
+  partition: 0,
+  offset: '0',
+  timestamp: '0',
+  key: null,
+  value: null,
+  headers: {},
+};
