@@ -76,9 +76,16 @@ export class RedisConnection {
     return this.unansweredPing();
   }
 
+  /**
+   * Resolves once the connection has ended: `quit` resolves on Redis' OK, and the socket closes
+   * a moment later, which ioredis reports as `end`.
+   */
   async close(): Promise<void> {
     clearInterval(this.pingTimer);
+    if (this.client.status === 'end') return;
+    const ended = new Promise<void>((resolve) => this.client.once('end', () => resolve()));
     await this.client.quit().catch(() => this.client.disconnect());
+    await ended;
   }
 
   /**
