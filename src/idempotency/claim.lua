@@ -1,7 +1,14 @@
-local now, ttl, retention, live = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
+-- Claims KEYS[i] for holder ARGV[3 + i]. ARGV[1..3]: now (ms), the claim's TTL (ms), retention (s);
+-- ARGV[3 + #KEYS + i]: an instance the caller found not alive ('' for none), whose unexpired
+-- claim on KEYS[i] may be taken over. Replies, one per key: 'claimed', 'reclaimed',
+-- 'reclaimed-maybe-sent', the key's 'done|…' outcome, or 'held|<instance>' while another
+-- instance's claim is unexpired: whether that instance is alive is its own key, in another hash
+-- slot, so the caller asks and claims again naming it if it is not (redis-idempotency.store.ts).
+local now, ttl, retention = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local count = #KEYS
 local replies = {}
 for i, key in ipairs(KEYS) do
-  local holder = ARGV[4 + i]
+  local holder, dead = ARGV[3 + i], ARGV[3 + count + i]
   local claimed = 'claim|' .. holder .. '|' .. (now + ttl) .. '|'
   local value = redis.call('GET', key)
   local reply
@@ -17,9 +24,7 @@ for i, key in ipairs(KEYS) do
     else
       if owner then
         local instance = string.match(owner, '^(.*)/[^/]*$')
-        if tonumber(expires) > now and redis.call('EXISTS', live .. instance) == 1 then
-          reply = 'busy'
-        end
+        if tonumber(expires) > now and instance ~= dead then reply = 'held|' .. instance end
       end
       if not reply then
         -- Unless the claim never reached 'sending', a request may have been written: the new

@@ -1,8 +1,9 @@
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
 import type { RecordedOutcome } from '../contracts/action-outcome';
 import {
   DEFAULT_CONNECTION,
   RedisConnection,
+  type RedisClient,
   type RedisConnectionOptions,
 } from '../redis/redis.connection';
 import { luaScript } from '../redis/lua';
@@ -21,10 +22,10 @@ import {
  * `sending` once a request for the action may have been written, by this holder or one before
  * it) while an action runs, and `done|<outcome JSON>` once it finished. An instance is
  * alive while `<prefix>instance:<instance>` exists; its heartbeat keeps that key a few seconds
- * ahead. The scripts (the .lua files beside this one) get every claim and outcome key as `KEYS`,
- * and a batch goes as one call (one per hash slot on a sharded Redis); but claim.lua reads the instance key by a name built
- * inside it, so the store still needs one Redis (standalone or with replicas), not a cluster
- * that shards keys.
+ * ahead. The scripts (the .lua files beside this one) touch only the keys they get as `KEYS`,
+ * and a batch goes as one call (one per hash slot on a sharded Redis). A claim held by another
+ * instance is taken over once that instance's key is gone: the store asks for it between two
+ * claim calls, since it lies in another hash slot than the claim.
  */
 
 declare module 'ioredis' {
@@ -51,8 +52,15 @@ interface ClaimRequest {
  */
 const MAX_BATCH = 500;
 
+/** The instance named by a `held|<instance>` reply of claim.lua. */
+function heldBy(reply: string): string | undefined {
+  return reply.startsWith('held|') ? reply.slice(5) : undefined;
+}
+
 function claimResult(reply: string): ClaimResult {
-  if (reply === 'claimed' || reply === 'busy') return { kind: reply };
+  if (reply === 'claimed') return { kind: reply };
+  // Held by a live instance, or changed hands again since it was asked about: asked again later.
+  if (reply.startsWith('held|')) return { kind: 'busy' };
   if (reply === 'reclaimed') return { kind: 'reclaimed', maybeSent: false };
   if (reply === 'reclaimed-maybe-sent') return { kind: 'reclaimed', maybeSent: true };
   return { kind: 'done', outcome: JSON.parse(reply.slice(5)) as RecordedOutcome };
@@ -61,7 +69,7 @@ function claimResult(reply: string): ClaimResult {
 /** The production store: shared by every replica, so a rebalance cannot cause a second send. */
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly connection: RedisConnection;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   /** Whether `close` closes the connection: only one the store opened from a URL itself. */
   private readonly ownsConnection: boolean;
   /** Whether batches split by hash slot: only a Redis Cluster needs it (`perSlot`). */
@@ -114,7 +122,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   /** The connection's client, for tests and tools that share it. */
-  get client(): Redis {
+  get client(): RedisClient {
     return this.redis;
   }
 
@@ -149,23 +157,55 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
     }
     const now = String(this.now());
-    // One call, or on a sharded Redis one per hash slot of the keys (`perSlot`), sent together.
-    const replies = await perSlot(
-      requests,
-      (r) => r.key,
+    const replies = await this.claimScript(requests, now, ttl, []);
+    // A claim another instance holds is that instance's while it is alive: its heartbeat key
+    // is asked here, in one round trip, and the claims of the ones that stopped are taken over.
+    const held = [...new Set(replies.map(heldBy).filter((i) => i !== undefined))];
+    if (held.length === 0) return replies.map(claimResult);
+    const alive = await Promise.all(held.map((i) => this.redis.exists(this.liveKey(i))));
+    const stopped = new Set(held.filter((_, n) => alive[n] === 0));
+    const again = replies.flatMap((reply, index) => {
+      const instance = heldBy(reply);
+      return instance !== undefined && stopped.has(instance) ? [{ index, instance }] : [];
+    });
+    if (again.length > 0) {
+      const retaken = await this.claimScript(
+        again.map((a) => requests[a.index]),
+        now,
+        ttl,
+        again.map((a) => a.instance),
+      );
+      again.forEach((a, n) => (replies[a.index] = retaken[n]));
+    }
+    return replies.map(claimResult);
+  }
+
+  /**
+   * claim.lua on a batch: one call, or on a sharded Redis one per hash slot (`perSlot`), sent
+   * together. `stopped[i]` names an instance found not alive whose claim request i may take over.
+   */
+  private claimScript(
+    requests: ClaimRequest[],
+    now: string,
+    ttl: number,
+    stopped: string[],
+  ): Promise<string[]> {
+    const indexed = requests.map((request, i) => ({ request, stopped: stopped[i] ?? '' }));
+    return perSlot(
+      indexed,
+      (r) => r.request.key,
       (group) =>
         this.redis.mailbridgeClaim(
           String(group.length),
-          ...group.map((r) => r.key),
+          ...group.map((r) => r.request.key),
           now,
           String(ttl),
           String(this.ttlSeconds),
-          this.liveKey(''),
-          ...group.map((r) => r.holder),
+          ...group.map((r) => r.request.holder),
+          ...group.map((r) => r.stopped),
         ),
       this.slots,
     );
-    return replies.map(claimResult);
   }
 
   async renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean> {
