@@ -1,4 +1,5 @@
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis/redis.connection';
 import type { ContactMember } from '../email-api/vendor.types';
 import { Coalescer } from '../idempotency/coalescer';
 import { luaScript } from '../redis/lua';
@@ -12,17 +13,21 @@ import type {
 } from './window.store';
 
 /*
- * Keys, under the shared prefix P:
- *   P win:due            sorted set: list name → when it is due (open) or its lease ends (held)
- *   P win:open           hash: `lists` and `members` not yet published (for the metrics)
- *   P win:w:<window>     hash: `current` list, `parts` (continuations), `lates` (follow-ups)
- *   P win:o:<window>     hash: order reference → the list it went to (one order, one member)
- *   P win:l:<list>       hash: state, due, owner, lease, listId, ambiguous
- *   P win:m:<list>       hash: normalised address → member JSON (the latest details win)
- *   P win:r:<list>       hash: order reference → what publishing its result needs (JSON)
+ * Keys, under the base B (`<prefix>win:`):
+ *   B due            sorted set: list name → when it is due (open) or its lease ends (held)
+ *   B open           hash: `lists` and `members` not yet published (for the metrics)
+ *   B w:<window>     hash: `current` list, `parts` (continuations), `lates` (follow-ups)
+ *   B o:<window>     hash: order reference → the list it went to (one order, one member)
+ *   B l:<list>       hash: state, due, owner, lease, listId, ambiguous
+ *   B m:<list>       hash: normalised address → member JSON (the latest details win)
+ *   B r:<list>       hash: order reference → what publishing its result needs (JSON)
  * Every key of a list expires the retention after the list is due (so a day-long window's keys
- * outlive the day), and the retention after its results are published. Scripts build key names
- * inside, as the idempotency store's do: one Redis (standalone or replicated), not a cluster.
+ * outlive the day), and the retention after its results are published.
+ * Scripts get their keys as `KEYS`, except the lists that the add and take scripts find by name
+ * (in a window's `current`, or in the due set). On a sharded Redis the base is `{<prefix>win}:`,
+ * a hash tag, so that every window key shares one slot: taking the first due list and placing
+ * an order are then each one atomic script, and windows are a few writes per order, well within
+ * one shard. On one Redis the names stay those of earlier releases, which a rolling deploy shares.
  */
 
 /** Orders per add script call: 8 arguments each, and Redis waits while one call runs. */
@@ -53,12 +58,16 @@ export class RedisWindowStore implements WindowStore {
     MAX_ADDS_PER_CALL,
   );
 
+  /** The start of every window key's name (see the top of this file). */
+  private readonly base: string;
+
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    prefix: string,
     private readonly options: WindowStoreOptions,
     private readonly now: () => number = Date.now,
   ) {
+    this.base = redis.isCluster ? `{${prefix}win}:` : `${prefix}win:`;
     // Each script is window-common.lua's head, then its own file (beside this one).
     const scripts: Record<string, string> = {
       mailbridgeWindowAdd: 'window-add',
@@ -71,10 +80,8 @@ export class RedisWindowStore implements WindowStore {
     };
     // Loaded once and then called by SHA (EVALSHA), like the idempotency store's scripts.
     for (const [name, file] of Object.entries(scripts)) {
-      redis.defineCommand(name, {
-        numberOfKeys: 0,
-        lua: luaScript(__dirname, 'window-common', file),
-      });
+      // The number of keys is each call's first argument: the add script's varies.
+      redis.defineCommand(name, { lua: luaScript(__dirname, 'window-common', file) });
     }
   }
 
@@ -85,12 +92,17 @@ export class RedisWindowStore implements WindowStore {
   /** The orders of one turn, placed by one script call in the order they came. */
   private async addMany(entries: WindowEntry[]): Promise<Placement[]> {
     const { lingerMs, maxMembers, latePolicy, retentionSeconds } = this.options;
+    const windows = [...new Set(entries.flatMap((e) => [e.window.name, e.present.name]))];
+    const keys = [this.key('due'), this.key('open')];
+    for (const window of windows) keys.push(this.key('w:', window), this.key('o:', window));
     const args = [
       ...this.head(),
       String(lingerMs),
       String(maxMembers),
       latePolicy,
       String(retentionSeconds),
+      String(windows.length),
+      ...windows,
     ];
     for (const entry of entries) {
       args.push(
@@ -104,12 +116,14 @@ export class RedisWindowStore implements WindowStore {
         JSON.stringify(entry.member),
       );
     }
-    const replies = await this.redis.mailbridgeWindowAdd(...args);
+    const replies = await this.redis.mailbridgeWindowAdd(String(keys.length), ...keys, ...args);
     return replies.map(([status, list]) => ({ status, list }));
   }
 
   async take(owner: string, leaseMs: number): Promise<TakenList | undefined> {
     const reply = await this.redis.mailbridgeWindowTake(
+      '1',
+      this.key('due'),
       ...this.head(),
       owner,
       String(leaseMs),
@@ -130,18 +144,33 @@ export class RedisWindowStore implements WindowStore {
 
   async renew(name: string, owner: string, leaseMs: number): Promise<boolean> {
     return (
-      (await this.redis.mailbridgeWindowRenew(...this.head(), name, owner, String(leaseMs))) === 1
+      (await this.redis.mailbridgeWindowRenew(
+        '2',
+        this.key('l:', name),
+        this.key('due'),
+        ...this.head(),
+        name,
+        owner,
+        String(leaseMs),
+      )) === 1
     );
   }
 
   async markSending(name: string, owner: string): Promise<boolean> {
-    return (await this.redis.mailbridgeWindowMarkSending(...this.head(), name, owner)) === 1;
+    const reply = await this.redis.mailbridgeWindowMarkSending(
+      '1',
+      this.key('l:', name),
+      ...this.head(),
+      owner,
+    );
+    return reply === 1;
   }
 
   async created(name: string, owner: string, listId: string, ambiguous: boolean): Promise<boolean> {
     const reply = await this.redis.mailbridgeWindowCreated(
+      '1',
+      this.key('l:', name),
       ...this.head(),
-      name,
       owner,
       listId,
       ambiguous ? '1' : '0',
@@ -151,6 +180,12 @@ export class RedisWindowStore implements WindowStore {
 
   async published(name: string, owner: string): Promise<boolean> {
     const reply = await this.redis.mailbridgeWindowPublished(
+      '5',
+      this.key('l:', name),
+      this.key('m:', name),
+      this.key('r:', name),
+      this.key('due'),
+      this.key('open'),
       ...this.head(),
       name,
       owner,
@@ -160,16 +195,24 @@ export class RedisWindowStore implements WindowStore {
   }
 
   async giveBack(name: string, owner: string, dueAt: number): Promise<void> {
-    await this.redis.mailbridgeWindowGiveBack(...this.head(), name, owner, String(dueAt));
+    await this.redis.mailbridgeWindowGiveBack(
+      '2',
+      this.key('l:', name),
+      this.key('due'),
+      ...this.head(),
+      name,
+      owner,
+      String(dueAt),
+    );
   }
 
   async nextDue(): Promise<number | undefined> {
-    const [, score] = await this.redis.zrange(`${this.prefix}win:due`, '0', '0', 'WITHSCORES');
+    const [, score] = await this.redis.zrange(this.key('due'), '0', '0', 'WITHSCORES');
     return score === undefined ? undefined : Number(score);
   }
 
   async openCounts(): Promise<{ lists: number; members: number }> {
-    const [lists, members] = await this.redis.hmget(`${this.prefix}win:open`, 'lists', 'members');
+    const [lists, members] = await this.redis.hmget(this.key('open'), 'lists', 'members');
     return { lists: Math.max(0, Number(lists ?? 0)), members: Math.max(0, Number(members ?? 0)) };
   }
 
@@ -179,6 +222,10 @@ export class RedisWindowStore implements WindowStore {
   }
 
   private head(): [string, string] {
-    return [this.prefix, String(this.now())];
+    return [this.base, String(this.now())];
+  }
+
+  private key(kind: string, name = ''): string {
+    return this.base + kind + name;
   }
 }

@@ -1,7 +1,10 @@
--- Adds the orders of one turn (`Coalescer`), one after another, exactly as separate calls would:
--- after the common head, each order is 8 arguments, and each gets its own {status, list}.
+-- Adds the orders of one turn (`Coalescer`), one after another, exactly as separate calls would.
+-- KEYS: the due set, the open counts, then each window's two keys (`w:`, `o:`) in turn.
+-- ARGV[3..6]: linger (ms), max members, late policy, retention (s); ARGV[7]: the number of
+-- windows, k; ARGV[8..7+k]: their names, in the order of their keys; then 8 arguments an order,
+-- each of which gets its own {status, list}. A window's lists are found by name from the base.
 local linger, max, policy, retention = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local due, counts = P .. 'win:due', P .. 'win:open'
+local due, counts = KEYS[1], KEYS[2]
 -- What this call has read or written of each window and each list, with their keys' names: a
 -- turn's orders mostly share one of each, and only this script changes them while it runs, so
 -- each is read from Redis once per call and kept up to date here as the script writes it.
@@ -9,18 +12,13 @@ local windows = {} -- window name -> {w, o (keys), current (its list's name, fal
 local lists = {}   -- list name -> {name, l, m, r (keys), state, late, due, size (when read)}
 local newMembers = 0
 
-local function windowOf(name)
-  local window = windows[name]
-  if not window then
-    window = {w = P .. 'win:w:' .. name, o = P .. 'win:o:' .. name}
-    windows[name] = window
-  end
-  return window
+local windowCount = tonumber(ARGV[7])
+for i = 1, windowCount do
+  windows[ARGV[7 + i]] = {w = KEYS[1 + 2 * i], o = KEYS[2 + 2 * i]}
 end
 
 local function newList(name)
-  local list = {name = name, l = P .. 'win:l:' .. name, m = P .. 'win:m:' .. name,
-    r = P .. 'win:r:' .. name}
+  local list = {name = name, l = B .. 'l:' .. name, m = B .. 'm:' .. name, r = B .. 'r:' .. name}
   lists[name] = list
   return list
 end
@@ -49,7 +47,7 @@ end
 -- The list of the window that takes the member now, and whether it is a follow-up; nothing
 -- when the window's list is taken and the late policy sends the order to the present window.
 local function place(name, windowEnd, address, mayDefer)
-  local window = windowOf(name)
+  local window = windows[name]
   if window.current == nil then window.current = redis.call('HGET', window.w, 'current') end
   local current = window.current
   -- A window first heard of after its end (a backlog) gathers for a linger from then.
@@ -74,7 +72,7 @@ local function place(name, windowEnd, address, mayDefer)
 end
 
 local function add(base, baseEnd, present, presentEnd, ref, order, address, member)
-  local window = windowOf(base)
+  local window = windows[base]
   local known = redis.call('HGET', window.o, ref)
   if known then return {'duplicate', known} end
   local status = 'added'
@@ -100,7 +98,7 @@ local function add(base, baseEnd, present, presentEnd, ref, order, address, memb
 end
 
 local placements = {}
-for i = 7, #ARGV, 8 do
+for i = 8 + windowCount, #ARGV, 8 do
   placements[#placements + 1] = add(ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2],
     tonumber(ARGV[i + 3]), ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
 end

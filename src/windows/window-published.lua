@@ -1,11 +1,11 @@
+-- KEYS: the list, its members, its orders, the due set, the open counts.
+-- ARGV[3..5]: the list's name, owner, retention (s).
 local name, owner, retention = ARGV[3], ARGV[4], tonumber(ARGV[5])
-if not held(name, owner) then return 0 end
-local counts = P .. 'win:open'
-redis.call('HSET', P .. 'win:l:' .. name, 'state', 'published')
-redis.call('ZREM', P .. 'win:due', name)
+local l, m, r, due, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+if not held(l, owner) then return 0 end
+redis.call('HSET', l, 'state', 'published')
+redis.call('ZREM', due, name)
 redis.call('HINCRBY', counts, 'lists', -1)
-redis.call('HINCRBY', counts, 'members', -redis.call('HLEN', P .. 'win:m:' .. name))
-for _, key in ipairs({'win:l:', 'win:m:', 'win:r:'}) do
-  redis.call('EXPIRE', P .. key .. name, retention)
-end
+redis.call('HINCRBY', counts, 'members', -redis.call('HLEN', m))
+for _, key in ipairs({l, m, r}) do redis.call('EXPIRE', key, retention) end
 return 1

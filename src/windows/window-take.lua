@@ -1,8 +1,10 @@
 -- The first due list free to take: open, or held under a lease that lapsed (its owner stopped).
+-- KEYS[1]: the due set; the lists it names are found by their names (their keys share its slot).
+-- ARGV[3..5]: owner, lease (ms), retention (s).
 local owner, leaseMs, retention = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-local due = P .. 'win:due'
+local due = KEYS[1]
 for _, name in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, 50)) do
-  local l = P .. 'win:l:' .. name
+  local l, m, r = B .. 'l:' .. name, B .. 'm:' .. name, B .. 'r:' .. name
   local state, holder, lease, listId, ambiguous =
     unpack(redis.call('HMGET', l, 'state', 'owner', 'lease', 'listId', 'ambiguous'))
   local free = state == 'open'
@@ -16,11 +18,8 @@ for _, name in ipairs(redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, 
     if state == 'open' then next = 'taken' end
     redis.call('HSET', l, 'state', next, 'owner', owner, 'lease', now + leaseMs)
     redis.call('ZADD', due, now + leaseMs, name)
-    for _, key in ipairs({l, P .. 'win:m:' .. name, P .. 'win:r:' .. name}) do
-      keep(key, now, retention)
-    end
-    return {name, state, listId or '', ambiguous or '0',
-      redis.call('HVALS', P .. 'win:m:' .. name), redis.call('HVALS', P .. 'win:r:' .. name)}
+    for _, key in ipairs({l, m, r}) do keep(key, now, retention) end
+    return {name, state, listId or '', ambiguous or '0', redis.call('HVALS', m), redis.call('HVALS', r)}
   end
 end
 return false
