@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import calculateSlot from 'cluster-key-slot';
+import type { Redis } from 'ioredis';
 import type { RecordedOutcome } from '../src/contracts/action-outcome';
 import { RedisIdempotencyStore } from '../src/idempotency/redis-idempotency.store';
 import { freePort } from './support/free-port';
@@ -57,7 +58,7 @@ describe('RedisIdempotencyStore on the real Redis', () => {
       await store.claim('warm', { instance: 'i', handling: 'w' }, 10_000);
       await waitFor(() => calls.length > 0 || undefined, { what: 'the warm-up claim' });
       calls.length = 0;
-      const writes = jest.spyOn(store.client.stream, 'write');
+      const writes = jest.spyOn((store.client as Redis).stream, 'write');
       // A hash tag puts two of the keys in one slot; the others fall where they hash.
       const keys = ['a', 'b', 'c', '{t}:x', '{t}:y'];
       const results = await Promise.all(

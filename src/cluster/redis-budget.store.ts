@@ -1,4 +1,5 @@
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis/redis.connection';
 import { luaScript } from '../redis/lua';
 import type { BudgetPace, BudgetStore } from './budget.store';
 
@@ -10,7 +11,7 @@ declare module 'ioredis' {
 
 /** The budget the replicas share: one key per endpoint and vendor key, in the shared Redis. */
 export class RedisBudgetStore implements BudgetStore {
-  constructor(private readonly redis: Redis) {
+  constructor(private readonly redis: RedisClient) {
     // budget.lua, loaded once, then called by its SHA (EVALSHA).
     redis.defineCommand('mailbridgeBudget', {
       numberOfKeys: 1,

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 /** How the one connection is watched; shortened by tests. */
 export interface RedisConnectionOptions {
@@ -14,6 +14,9 @@ export const DEFAULT_CONNECTION: RedisConnectionOptions = {
   pingTimeoutMs: 3_000,
 };
 
+/** A connection to one Redis (standalone, or a primary with replicas) or to a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
 /**
  * The one Redis connection every replica shares state through (claims and outcomes, and what
  * `src/cluster/` and `src/windows/` keep), watched for hangs, so that readiness speaks for
@@ -21,7 +24,7 @@ export const DEFAULT_CONNECTION: RedisConnectionOptions = {
  */
 export class RedisConnection {
   private readonly logger = new Logger('RedisConnection');
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly secrets: string[];
   private reachable = true;
   private lastError?: string;
@@ -29,21 +32,22 @@ export class RedisConnection {
   private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
-    url: string,
+    /** A Redis URL, or the URLs of a Redis Cluster's nodes to start from. */
+    url: string | readonly string[],
     /** `IDEMPOTENCY_KEY_PREFIX`: every key of the service goes under it. */
     readonly keyPrefix: string,
     private readonly now: () => number = Date.now,
     private readonly options: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
-    this.secrets = secretsOf(url);
+    this.secrets = (typeof url === 'string' ? [url] : url).flatMap(secretsOf);
     // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
     // whatever else a turn asks for in the same round trip. Commands wait while Redis is
     // unreachable (no retry limit): nothing is sent to the vendor without a claim.
-    this.client = new Redis(url, {
-      enableAutoPipelining: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-    });
+    const client = { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true };
+    this.client =
+      typeof url === 'string'
+        ? new Redis(url, client)
+        : new Cluster([...url], { ...client, redisOptions: client });
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.client.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
