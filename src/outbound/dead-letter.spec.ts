@@ -77,6 +77,33 @@ describe(buildDeadLetter.name, () => {
     expect(letter.message.headers[DLT_HEADERS.valueReplaced]).toBeUndefined();
   });
 
+  /** Every header name a dead letter may carry, the service's and those of its older scheme. */
+  const deadLetterNames = [
+    ...Object.values(DEAD_LETTER_HEADERS).map((header) => header.name),
+    ...['original-topic', 'original-partition', 'original-offset', 'original-timestamp'].map(
+      (name) => `dlq-${name}`,
+    ),
+    ...['error-class', 'error-code', 'error-message', 'value-replaced'].map((n) => `dlq-${n}`),
+  ];
+
+  it.each(deadLetterNames)('writes its own %s, never one the record arrived with', (name) => {
+    const spoofed = inbound(100, { [name]: 'spoofed', 'x-origin': 'test' });
+    for (const atLeast of ['original', 'reference', 'minimal'] as const) {
+      const letter = buildDeadLetter(spoofed, oversized, {
+        consumerGroup: GROUP,
+        limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+        atLeast,
+      });
+      const clean = buildDeadLetter(inbound(100, { 'x-origin': 'test' }), oversized, {
+        consumerGroup: GROUP,
+        limitBytes: KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+        atLeast,
+      });
+      expect(letter.message.headers[name]).toEqual(clean.message.headers[name]);
+      expect(letter.message.headers).toEqual(clean.message.headers);
+    }
+  });
+
   it('writes the headers the AsyncAPI document and schemas/ publish, in their encodings', () => {
     const published = contractSchemas().find((c) => c.name === DEAD_LETTER_HEADERS_SCHEMA)!;
     const validate = new Ajv({ strict: false }).compile(published.schema);

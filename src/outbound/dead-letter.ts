@@ -5,6 +5,7 @@ import {
   encodeInt32,
   encodeInt64,
   exceptionFqcn,
+  isDeadLetterHeader,
 } from '../contracts/dead-letter-headers';
 import type { ConsumedRecord } from '../kafka/consumed-record';
 
@@ -155,9 +156,10 @@ function buildForm(
   }: { limitBytes: number; reason: ReferenceReason; consumerGroup: string },
 ): DeadLetterRecord {
   const errorHeaders = errorHeadersOf(message, error, consumerGroup, form === 'minimal');
+  const originalHeaders = withoutDeadLetterHeaders(message.headers);
   let key = message.key;
   let value: Buffer | string | null = message.value;
-  let headers: IHeaders = { ...message.headers, ...errorHeaders };
+  let headers: IHeaders = { ...originalHeaders, ...errorHeaders };
   if (form !== 'original') {
     const reference: DeadLetterReference = {
       originalTopic: message.topic,
@@ -172,7 +174,7 @@ function buildForm(
     };
     headers[DLT_HEADERS.valueReplaced] = 'reference';
     if (form === 'reference-only' || form === 'minimal') {
-      const dropped = measureHeaders(message.headers);
+      const dropped = measureHeaders(originalHeaders);
       reference.droppedHeaderCount = dropped.count;
       reference.droppedHeaderBytes = dropped.bytes;
       headers = {
@@ -221,6 +223,15 @@ function errorHeadersOf(
     [DLT_HEADERS.exceptionMessage]: error.message.slice(0, chars),
     ...(error.code ? { [DLT_HEADERS.errorCode]: error.code } : {}),
   };
+}
+
+/**
+ * The record's headers less any under a dead-letter prefix: whoever sent them, a dead letter's
+ * headers of those names are the service's own (a sent `mailbridge_dlt-value-replaced` would
+ * make the redrive skip a full value as a reference).
+ */
+function withoutDeadLetterHeaders(headers: IHeaders): IHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isDeadLetterHeader(name)));
 }
 
 /** Kafka headers as the broker counts them: an array value is one header per element. */
