@@ -40,7 +40,10 @@ describe('the stores on a Redis Cluster', () => {
     );
     const admin = await waitFor(
       async () => {
-        const client = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
+        const client = new Redis(port, '127.0.0.1', {
+          lazyConnect: true,
+          retryStrategy: () => null,
+        });
         return client.connect().then(
           () => client,
           () => void client.disconnect(),
@@ -50,7 +53,8 @@ describe('the stores on a Redis Cluster', () => {
     );
     await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
     await waitFor(
-      async () => String(await admin.call('CLUSTER', 'INFO')).includes('cluster_state:ok') || undefined,
+      async () =>
+        String(await admin.call('CLUSTER', 'INFO')).includes('cluster_state:ok') || undefined,
       { what: 'the cluster to serve every slot' },
     );
     admin.disconnect();

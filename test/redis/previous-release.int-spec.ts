@@ -56,7 +56,12 @@ class PreviousRelease {
   }
 
   async markSending(key: string, holder: string): Promise<number> {
-    const held = (await this.call('previousMarkSending', '1', this.prefix + key, holder)) as number[];
+    const held = (await this.call(
+      'previousMarkSending',
+      '1',
+      this.prefix + key,
+      holder,
+    )) as number[];
     return held[0];
   }
 
