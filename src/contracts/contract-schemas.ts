@@ -4,8 +4,15 @@ import {
   EmailContactListCreatedV1Data,
 } from './email-contact-list-created.v1';
 import { EMAIL_DISPATCH_FAILED_V1, EmailDispatchFailedV1Data } from './email-dispatch-failed.v1';
+import { INBOUND_READERS } from './inbound-contracts';
+import { plainTextPattern } from './is-plain-text';
 import { INBOUND_SCHEMAS, schemasOf, type JsonSchema } from './json-schema';
-import { DEAD_LETTER_HEADERS, REQUIRED_DEAD_LETTER_HEADERS } from './kafka-headers';
+import {
+  CLOUDEVENTS_EXTENSION_NAME,
+  DEAD_LETTER_HEADERS,
+  MAX_EXTENSION_LENGTH,
+  REQUIRED_DEAD_LETTER_HEADERS,
+} from './kafka-headers';
 import { StructuredResultEvent } from './result-cloud-event';
 
 /**
@@ -15,12 +22,35 @@ import { StructuredResultEvent } from './result-cloud-event';
  */
 export type SchemaDirection = 'inbound' | 'outbound';
 
+/**
+ * What a published schema promises, and to whom; the evolution check holds each to its own.
+ *
+ * - `domain-event`: published by another team for many consumers, read tolerantly. Producers
+ *   may add fields before mailbridge knows them, so a new release's schema accepts every event
+ *   the published one accepted, and is open for unknown fields in `data` at any depth.
+ * - `command`: addressed to mailbridge, read strictly. A new release's schema accepts every
+ *   command the published one accepted, and refuses unknown fields in `data` at any depth (a
+ *   misspelled option must not be silently dropped).
+ * - `result`: written by mailbridge (results, dead letters). Subscribers can rely on every
+ *   published field: all a new release may write passes the published schema, which leaves
+ *   unknown fields open so that a subscriber validating with it keeps accepting later additions.
+ *
+ * Every inbound envelope is closed but for CloudEvents extension attributes, whose names the
+ * spec reserves: a plain envelope (no `specversion`) carries none.
+ */
+export type SchemaPromise = 'domain-event' | 'command' | 'result';
+
 /** One published JSON Schema: `schemas/<name>.json`. */
 export interface ContractSchema {
   /** The message type it describes (`user.signed_up.v1`), or what else it is. */
   name: string;
-  direction: SchemaDirection;
+  promise: SchemaPromise;
   schema: JsonSchema;
+}
+
+/** Which way a change must stay compatible, by what the schema promises. */
+export function directionOf(promise: SchemaPromise): SchemaDirection {
+  return promise === 'result' ? 'outbound' : 'inbound';
 }
 
 /** The name of the schema of a structured-mode result's CloudEvent (its `data` aside). */
@@ -49,12 +79,13 @@ export function schemaId(name: string): string {
  * result's CloudEvent, and a dead letter's headers. `npm run contracts:generate` writes them.
  */
 export function contractSchemas(): ContractSchema[] {
-  const inbound = Object.entries(INBOUND_SCHEMAS).map(([type, schema]) =>
-    published(type, 'inbound', schema),
-  );
+  const inbound = Object.entries(INBOUND_SCHEMAS).map(([type, schema]) => {
+    const tolerant = INBOUND_READERS[type] === 'tolerant';
+    return published(type, tolerant ? 'domain-event' : 'command', inboundSchema(schema, tolerant));
+  });
   const results = Object.entries(schemasOf(RESULT_DATA_CONTRACTS, { closed: false })).map(
     ([type, schema]) =>
-      published(type, 'outbound', {
+      published(type, 'result', {
         description: `The data of the result ${type}: the record value in binary mode, \`data\` in structured mode.`,
         ...schema,
       }),
@@ -65,21 +96,66 @@ export function contractSchemas(): ContractSchema[] {
   return [
     ...inbound,
     ...results,
-    published(RESULT_CLOUDEVENT_SCHEMA, 'outbound', {
+    published(RESULT_CLOUDEVENT_SCHEMA, 'result', {
       description: 'A result as a structured-mode CloudEvent 1.0 (RESULT_EVENT_MODE=structured).',
       ...envelope,
     }),
-    published(DEAD_LETTER_HEADERS_SCHEMA, 'outbound', deadLetterHeadersSchema()),
+    published(DEAD_LETTER_HEADERS_SCHEMA, 'result', deadLetterHeadersSchema()),
   ];
 }
 
-function published(name: string, direction: SchemaDirection, schema: JsonSchema): ContractSchema {
+function published(name: string, promise: SchemaPromise, schema: JsonSchema): ContractSchema {
   const { definitions, ...rest } = schema;
   delete rest.$schema;
   const ordered: JsonSchema = { $schema: DRAFT_07, $id: schemaId(name), title: name, ...rest };
   // A schema without nested classes has nothing to define.
   if (definitions && Object.keys(definitions).length > 0) ordered.definitions = definitions;
-  return { name, direction, schema: ordered };
+  return { name, promise, schema: ordered };
+}
+
+/**
+ * What an extension attribute's value may be (`inbound/cloud-event.ts` checks the same): a
+ * boolean, a safe integer, or plain text up to {@link MAX_EXTENSION_LENGTH} characters.
+ */
+const EXTENSION_VALUE: JsonSchema = {
+  description: 'A CloudEvents extension attribute (structured mode); not part of the contract.',
+  type: ['boolean', 'integer', 'string'],
+  minimum: -Number.MAX_SAFE_INTEGER,
+  maximum: Number.MAX_SAFE_INTEGER,
+  maxLength: MAX_EXTENSION_LENGTH,
+  pattern: plainTextPattern(),
+};
+
+/**
+ * An inbound type's published schema: the validator's closed one (`INBOUND_SCHEMAS`), with
+ * `data` open at every depth where the reader is tolerant, and the envelope open for extension
+ * attributes: any name CloudEvents allows one (1–20 lower-case letters and digits) that is not
+ * a declared attribute, when the event is a CloudEvent (has `specversion`). A plain envelope
+ * keeps to the declared names.
+ */
+export function inboundSchema(closed: JsonSchema, tolerant: boolean): JsonSchema {
+  const schema = structuredClone(closed);
+  // The envelope is the root; every definition is a class of `data`.
+  if (tolerant) {
+    for (const definition of Object.values(
+      (schema.definitions ?? {}) as Record<string, JsonSchema>,
+    )) {
+      if (definition.additionalProperties === false) delete definition.additionalProperties;
+    }
+  }
+  const declared = Object.keys(schema.properties as JsonSchema);
+  schema.patternProperties = { [extensionNamePattern(declared)]: EXTENSION_VALUE };
+  // `properties` beside `required`: ajv's strict mode wants each required name declared.
+  schema.if = { properties: { specversion: true }, required: ['specversion'] };
+  schema.else = { propertyNames: { enum: declared } };
+  return schema;
+}
+
+/** An extension attribute's name: CloudEvents' rule, the declared attributes excepted. */
+export function extensionNamePattern(declared: readonly string[]): string {
+  const name = CLOUDEVENTS_EXTENSION_NAME.source;
+  if (!name.startsWith('^')) throw new Error('CLOUDEVENTS_EXTENSION_NAME must be anchored');
+  return `^(?!(?:${declared.join('|')})$)${name.slice(1)}`;
 }
 
 /**

@@ -45,8 +45,13 @@ const HANDLED = new Set<string>([
   'properties',
   'required',
   'additionalProperties',
+  'patternProperties',
   'propertyNames',
+  'if',
+  'then',
+  'else',
 ]);
+const CONDITIONAL = ['if', 'then', 'else'] as const;
 
 /**
  * How the current schema of a published message breaks its published one. An `inbound` schema
@@ -99,6 +104,8 @@ function compare(narrow: Node, wide: Node, path: string, out: BreakingChange[]):
     return;
   }
 
+  if (compareConditionals(x, xs, y, ys, path, out)) return;
+
   compareTypes(x, xs, y, ys, report);
   compareEnums(x, xs, y, ys, report);
   compareKeywords(x, xs, y, ys, report);
@@ -111,7 +118,7 @@ function compare(narrow: Node, wide: Node, path: string, out: BreakingChange[]):
     );
   }
   if (ys.propertyNames !== undefined) {
-    const names = (xs.propertyNames as JsonSchema) ?? { type: 'string' };
+    const names = (xs.propertyNames as JsonSchema) ?? namesAllowed(xs);
     compare(
       { ...x, schema: names },
       { ...y, schema: ys.propertyNames as JsonSchema },
@@ -120,6 +127,33 @@ function compare(narrow: Node, wide: Node, path: string, out: BreakingChange[]):
     );
   }
   compareObjects(x, xs, y, ys, path, out);
+}
+
+/**
+ * `if`/`then`/`else` that differ between the two sides, judged conservatively; true when that
+ * settled the comparison. The same conditional on both sides leaves the rest to compare.
+ */
+function compareConditionals(
+  x: Node,
+  xs: JsonSchema,
+  y: Node,
+  ys: JsonSchema,
+  path: string,
+  out: BreakingChange[],
+): boolean {
+  if (CONDITIONAL.every((k) => isDeepStrictEqual(xs[k], ys[k]))) return false;
+  // The narrow side's condition can only narrow it: dropping it leaves a wider narrow side.
+  const narrow = { ...x, schema: withoutConditional(xs) };
+  if (ys.if === undefined) {
+    compare(narrow, y, path, out);
+    return true;
+  }
+  // Whatever the wide side's `if` makes of a value, it passes when it fits both branches.
+  for (const branch of ['then', 'else'] as const) {
+    compare(narrow, { ...y, schema: (ys[branch] as JsonSchema | undefined) ?? true }, path, out);
+  }
+  compare(narrow, { ...y, schema: withoutConditional(ys) }, path, out);
+  return true;
 }
 
 function compareTypes(
@@ -218,6 +252,7 @@ function compareObjects(
     }
     compare({ ...x, schema: narrow }, { ...y, schema: wide }, at(name), out);
   }
+  if (comparePatterns(x, xs, y, ys, path, out)) return;
   const yOthers = otherProperties(ys);
   const xOthers = otherProperties(xs);
   if (yOthers === false && xOthers !== false) {
@@ -228,6 +263,55 @@ function compareObjects(
   } else if (yOthers !== true && xOthers !== false) {
     compare({ ...x, schema: xOthers }, { ...y, schema: yOthers }, `${path}{*}`, out);
   }
+}
+
+/**
+ * `patternProperties`: a pattern may not match a declared property (what both would demand of it
+ * is not judged), and patterns that differ are judged only where it does not matter, when the
+ * narrow side allows no undeclared property at all. True when that settled the undeclared ones.
+ */
+function comparePatterns(
+  x: Node,
+  xs: JsonSchema,
+  y: Node,
+  ys: JsonSchema,
+  path: string,
+  out: BreakingChange[],
+): boolean {
+  const xPatterns = (xs.patternProperties ?? {}) as Record<string, JsonSchema>;
+  const yPatterns = (ys.patternProperties ?? {}) as Record<string, JsonSchema>;
+  const declared = [...Object.keys(xs.properties ?? {}), ...Object.keys(ys.properties ?? {})];
+  for (const pattern of new Set([...Object.keys(xPatterns), ...Object.keys(yPatterns)])) {
+    const overlap = new Set(declared.filter((name) => new RegExp(pattern, 'u').test(name)));
+    if (overlap.size > 0) {
+      out.push({
+        path: path || '(root)',
+        change: `patternProperties ${pattern} matches declared properties (${[...overlap].join(', ')}): cannot be judged`,
+      });
+    }
+  }
+  if (isDeepStrictEqual(xPatterns, yPatterns)) return false;
+  const narrowAllowsNone = otherProperties(xs) === false && Object.keys(xPatterns).length === 0;
+  if (!narrowAllowsNone) {
+    out.push({
+      path: path || '(root)',
+      change: `patternProperties changed (${x.label} ${show(xPatterns)}, ${y.label} ${show(yPatterns)})`,
+    });
+  }
+  return true;
+}
+
+/** The schema without its `if`/`then`/`else`. */
+function withoutConditional(schema: JsonSchema): JsonSchema {
+  const rest = { ...schema };
+  for (const k of CONDITIONAL) delete rest[k];
+  return rest;
+}
+
+/** What the names of an object's properties may be: its declared ones only, if it is closed. */
+function namesAllowed(schema: JsonSchema): JsonSchema {
+  const closed = schema.additionalProperties === false && schema.patternProperties === undefined;
+  return closed ? { enum: Object.keys(schema.properties ?? {}) } : { type: 'string' };
 }
 
 /** What a property that `properties` does not name may be. */

@@ -1,12 +1,26 @@
-import type { ContractSchema } from './contract-schemas';
+import { directionOf, type ContractSchema, type SchemaPromise } from './contract-schemas';
 import type { JsonSchema } from './json-schema';
 import { breakingChanges } from './schema-compatibility';
 
+/** What each kind of schema promises, as the problems say it. */
+const PROMISES: Readonly<Record<SchemaPromise, string>> = {
+  'domain-event':
+    'a domain event, read tolerantly: producers may add fields first, so each release accepts ' +
+    'every event the published version accepted, and its schema leaves data open for unknown fields',
+  command:
+    'a command to mailbridge, read strictly: each release accepts every command the published ' +
+    'version accepted, and its schema refuses unknown fields in data',
+  result:
+    'written by mailbridge: subscribers can rely on every published field, so all a release may ' +
+    'write passes the published version, and its schema leaves unknown fields open',
+};
+
 /**
  * What stands between the current schemas and the published snapshots (`schemas/published/`):
- * a breaking change to a published version, a published version that is gone, a schema not yet
- * published. Each problem is a message to the developer that says the way forward; none means
- * the check passes.
+ * a schema whose content model breaks what its kind promises (see `SchemaPromise`), a breaking
+ * change to a published version, a published version that is gone, a schema not yet published.
+ * Each problem is a message to the developer that says the way forward; none means the check
+ * passes.
  */
 export function evolutionProblems(
   current: readonly ContractSchema[],
@@ -22,7 +36,8 @@ export function evolutionProblems(
       );
     }
   }
-  for (const { name, direction, schema } of current) {
+  for (const { name, promise, schema } of current) {
+    problems.push(...contentProblems(name, promise, schema));
     const snapshot = published.get(name);
     if (!snapshot) {
       problems.push(
@@ -31,6 +46,7 @@ export function evolutionProblems(
       );
       continue;
     }
+    const direction = directionOf(promise);
     const changes = breakingChanges(snapshot, schema, direction);
     if (changes.length === 0) continue;
     const who =
@@ -39,7 +55,7 @@ export function evolutionProblems(
         : 'subscribers validating against the published version would refuse what mailbridge now sends';
     problems.push(
       [
-        `${name}: a breaking change to a published version (${who}):`,
+        `${name} (${PROMISES[promise]}): a breaking change to a published version (${who}):`,
         ...changes.map((c) => `  - ${c.path}: ${c.change}`),
         `Leave ${name} as published and add a new version, ${nextVersion(name)}: a new contract ` +
           `class and type beside ${name}, published with \`npm run contracts:publish\`. ` +
@@ -48,6 +64,45 @@ export function evolutionProblems(
     );
   }
   return problems;
+}
+
+/**
+ * Where `schema`'s content model breaks what `promise` says: a domain event's `data` closed
+ * anywhere, a command's open anywhere, an inbound envelope not open for CloudEvents extension
+ * attributes, a result's schema closed anywhere.
+ */
+export function contentProblems(
+  name: string,
+  promise: SchemaPromise,
+  schema: JsonSchema,
+): string[] {
+  const problems: string[] = [];
+  const say = (what: string) =>
+    problems.push(`${name} (${PROMISES[promise]}): ${what}. Generate it from INBOUND_READERS.`);
+  if (promise === 'result') {
+    for (const [at, object] of objectSchemas(schema)) {
+      if (object.additionalProperties === false) say(`${at} refuses unknown fields`);
+    }
+    return problems;
+  }
+  const definitions = (schema.definitions ?? {}) as Record<string, JsonSchema>;
+  for (const [className, definition] of Object.entries(definitions)) {
+    const closed = definition.additionalProperties === false;
+    if (promise === 'domain-event' && closed) say(`${className} (in data) refuses unknown fields`);
+    if (promise === 'command' && !closed) say(`${className} (in data) allows unknown fields`);
+  }
+  if (schema.additionalProperties !== false || !schema.patternProperties) {
+    say('the envelope is not closed but for CloudEvents extension attributes (patternProperties)');
+  }
+  return problems;
+}
+
+/** Every schema in `schema` that declares properties, at any depth, with where it is. */
+function* objectSchemas(schema: unknown, at = '#'): Generator<[string, JsonSchema]> {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as JsonSchema;
+  if (s.properties || s.additionalProperties !== undefined) yield [at, s];
+  for (const [key, child] of Object.entries(s)) yield* objectSchemas(child, `${at}/${key}`);
 }
 
 /** `user.signed_up.v1` → `user.signed_up.v2`. */

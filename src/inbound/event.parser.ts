@@ -8,7 +8,7 @@ import {
   safeName,
 } from './cloud-event';
 import type { ConsumedRecord } from '../kafka/consumed-record';
-import { validateEvent } from './event.validator';
+import { validateEvent, type IgnoredFieldsListener } from './event.validator';
 import { InvalidEventError } from './invalid-event.error';
 import { checkJsonLimits } from './json-limits';
 import { decodeUtf8, headerText } from './record-encoding';
@@ -19,6 +19,12 @@ export interface ParseOptions {
   maxBytes: number;
   /** The event types each topic may carry; build it with `typesByTopic(config.topics)`. */
   typesByTopic: TypesByTopic;
+  /**
+   * Told the paths of the `data` fields ignored in an accepted domain event (see
+   * `validateEvent`), which are gone from the event returned. It runs inside validation: it must
+   * not throw.
+   */
+  onIgnoredFields?: IgnoredFieldsListener;
 }
 
 /**
@@ -27,7 +33,8 @@ export interface ParseOptions {
  * CloudEvents 1.0 structured event and a CloudEvents binary-mode record (`ce_*` headers, the
  * value being `data`). This is the one place inbound bytes become types. Cheap, bounded checks
  * come first; nothing recursive runs before `checkJsonLimits` has bounded depth and size. The
- * event returned is the parsed JSON itself, checked against its type's contract.
+ * event returned is the parsed JSON itself, checked against its type's contract (a domain
+ * event's unknown `data` fields removed).
  */
 export function parseEvent(message: ConsumedRecord, options: ParseOptions): Promise<InboundEvent> {
   // Every refusal reaches the caller as a rejection.
@@ -37,7 +44,7 @@ export function parseEvent(message: ConsumedRecord, options: ParseOptions): Prom
 /** {@link parseEvent} without the promise: returns the event or throws InvalidEventError. */
 export function eventOf(message: ConsumedRecord, options: ParseOptions): InboundEvent {
   const { type, plain, extensions } = readEvent(message, options);
-  const event = validated(type, plain);
+  const event = validated(type, plain, options.onIgnoredFields);
   // Validated without them (no contract declares them), then kept on the event as received.
   if (extensions) event.extensions = extensions;
   return event;
@@ -101,9 +108,13 @@ function readRecord(
   return { plain: event, cloudEvent };
 }
 
-function validated(type: string, plain: Record<string, unknown>): InboundEvent {
+function validated(
+  type: string,
+  plain: Record<string, unknown>,
+  onIgnored: IgnoredFieldsListener | undefined,
+): InboundEvent {
   try {
-    return validateEvent(type, plain);
+    return validateEvent(type, plain, onIgnored);
   } catch (cause) {
     if (cause instanceof InvalidEventError) throw cause;
     // The limits above should leave nothing to throw; if a format check still does, the record

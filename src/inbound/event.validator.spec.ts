@@ -224,10 +224,11 @@ describe(validateEvent.name, () => {
     const order = FULL_EVENTS.order;
 
     it('in the code for a list where an object is declared: INVALID, as the list is never read', async () => {
-      const changed = withValue(order, ['data', 'customer'], [{ email: 'a@example.com', x: 1 }]);
+      const from = { name: 'Shop', email: 'shop@example.com', x: 1 };
+      const changed = withValue(FULL_EVENTS.campaign, ['data', 'sender'], [{ from }]);
       expect([
-        compiled('order.placed.v1', changed),
-        await reference('order.placed.v1', changed),
+        compiled('email.campaign.requested.v1', changed),
+        await reference('email.campaign.requested.v1', changed),
       ]).toEqual(['INVALID', 'UNKNOWN_FIELD']);
     });
 
@@ -249,5 +250,84 @@ describe(validateEvent.name, () => {
         await reference('order.placed.v1', changed),
       ]).toEqual(['INVALID', 'valid']);
     });
+  });
+});
+
+describe('validateEvent reads domain events tolerantly and commands strictly', () => {
+  /** The event `validateEvent` returned (or the code it threw) and what it told the listener. */
+  function read(type: string, event: Record<string, unknown>) {
+    const told: Array<[string, readonly string[]]> = [];
+    try {
+      const accepted = validateEvent(type, event, (t, paths) => told.push([t, paths]));
+      return { accepted: accepted as unknown, told };
+    } catch (error) {
+      return { code: (error as InvalidEventError).code, message: (error as Error).message, told };
+    }
+  }
+
+  it('removes an unknown sign-up data field, and says so', () => {
+    const event = withValue(FULL_EVENTS.signup, ['data', 'referralCode'], 'r-1');
+    const { accepted, told } = read('user.signed_up.v1', event);
+    expect(accepted).toEqual(FULL_EVENTS.signup);
+    expect(told).toEqual([['user.signed_up.v1', ['data.referralCode']]]);
+  });
+
+  it('removes unknown order fields at any depth, naming each path once', () => {
+    let event = withValue(FULL_EVENTS.order, ['data', 'loyalty'], { tier: 'gold', points: 3 });
+    event = withValue(event, ['data', 'customer', 'address', 'geo'], { lat: 1, lng: 2 });
+    const items = at(event, ['data', 'items']) as unknown[];
+    event = withValue(event, ['data', 'items'], [items[0], structuredClone(items[0])]);
+    event = withValue(event, ['data', 'items', 0, 'discount'], '1.00');
+    event = withValue(event, ['data', 'items', 1, 'discount'], '2.00');
+    event = withValue(event, ['data', 'customer', 'tags\n'], ['vip']);
+    const { accepted, told } = read('order.placed.v1', event);
+
+    const expected = withValue(FULL_EVENTS.order, ['data', 'items'], [items[0], items[0]]);
+    expect(accepted).toEqual(expected);
+    expect(told).toHaveLength(1);
+    expect([...told[0][1]].sort()).toEqual([
+      'data.customer.(unnamed)',
+      'data.customer.address.geo',
+      'data.items[].discount',
+      'data.loyalty',
+    ]);
+  });
+
+  it('says nothing of an event without unknown fields, and returns it as it came', () => {
+    const event = structuredClone(FULL_EVENTS.order);
+    const { accepted, told } = read('order.placed.v1', event);
+    expect(accepted).toBe(event);
+    expect(told).toEqual([]);
+  });
+
+  it('still refuses a broken field beside an unknown one (INVALID, naming the broken one only)', () => {
+    let event = withValue(FULL_EVENTS.signup, ['data', 'referralCode'], 'r-1');
+    event = withValue(event, ['data', 'email'], 'not an address');
+    const { code, message, told } = read('user.signed_up.v1', event);
+    expect(code).toBe('INVALID');
+    expect(message).toContain('data.email fails isEmail');
+    expect(message).not.toContain('referralCode');
+    expect(told).toEqual([]);
+  });
+
+  it('refuses an unknown envelope field of a domain event (UNKNOWN_FIELD), data aside', () => {
+    let event = withValue(FULL_EVENTS.signup, ['referralCode'], 'r-1');
+    event = withValue(event, ['data', 'nickname'], 'Ada');
+    const { code, message, told } = read('user.signed_up.v1', event);
+    expect([code, message]).toEqual([
+      'UNKNOWN_FIELD',
+      'user.signed_up.v1 has unknown fields: referralCode',
+    ]);
+    expect(told).toEqual([]);
+  });
+
+  it.each([
+    ['email.campaign.requested.v1', ['data', 'disableTrackingLinkz'], 'campaign'],
+    ['email.campaign.requested.v1', ['data', 'sender', 'from', 'dkim'], 'campaign'],
+    ['email.contact_list.requested.v1', ['data', 'members', 0, 'role'], 'contactList'],
+  ] as const)('refuses an unknown field of the command %s at %j', (type, path, topic) => {
+    const { code, told } = read(type, withValue(FULL_EVENTS[topic], path, true));
+    expect(code).toBe('UNKNOWN_FIELD');
+    expect(told).toEqual([]);
   });
 });

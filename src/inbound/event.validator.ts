@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { InboundEvent } from '../contracts/inbound-contracts';
+import { INBOUND_READERS, type InboundEvent } from '../contracts/inbound-contracts';
 import { INBOUND_SCHEMAS } from '../contracts/json-schema';
 import { contractAjv, ruleOf } from '../contracts/json-schema-rules';
 import { InvalidEventError } from './invalid-event.error';
@@ -22,30 +22,89 @@ function compileAll(allErrors: boolean): ReadonlyMap<string, ValidateFunction> {
   );
 }
 
+/** Told the fields a tolerant reader removed from an event it accepted (see {@link validateEvent}). */
+export type IgnoredFieldsListener = (type: string, paths: readonly string[]) => void;
+
+/** A property that no schema of its object declares: where its object is, and its name. */
+interface Unknown {
+  at: string[];
+  name: string;
+}
+
 /**
  * `plain` as an event of `type`, checked against its contract, or {@link InvalidEventError}:
  * `UNKNOWN_FIELD` when a property is not declared anywhere in it (whatever else is wrong),
  * else `INVALID`. Messages name property paths and the class-validator rule each broke
  * (`data.email fails isEmail`), never values.
+ *
+ * For a type read tolerantly (`INBOUND_READERS`), an undeclared property of `data`, at any depth,
+ * is not an error: it is deleted from `plain` (which the caller owns), the rest validated, and
+ * its path (`data.items[].discount`) handed to `onIgnored` once the event is accepted. The closed
+ * schema runs first either way, so that an event without unknown fields costs what it did; only
+ * one that fails pays for finding and removing them.
  */
-export function validateEvent(type: string, plain: Record<string, unknown>): InboundEvent {
-  const fast = FAST.get(type);
+export function validateEvent(
+  type: string,
+  plain: Record<string, unknown>,
+  onIgnored?: IgnoredFieldsListener,
+): InboundEvent {
+  // Plain booleans: an ajv type guard would narrow `plain` to never once it has failed.
+  const fast: ((data: unknown) => boolean) | undefined = FAST.get(type);
   const full = FULL.get(type);
   if (!fast || !full) throw new InvalidEventError('INVALID', `${type} has no schema`);
   if (fast(plain)) return plain as unknown as InboundEvent;
   full(plain);
-  const { unknown, broken } = explain(full.errors ?? []);
+  let { unknown, broken } = explain(full.errors ?? []);
+  if (INBOUND_READERS[type] === 'tolerant' && unknown.some(inData)) {
+    const ignored = strip(plain, unknown.filter(inData));
+    unknown = unknown.filter((u) => !inData(u));
+    if (unknown.length === 0) {
+      if (fast(plain)) {
+        onIgnored?.(type, ignored);
+        return plain as unknown as InboundEvent;
+      }
+      full(plain);
+      ({ unknown, broken } = explain(full.errors ?? []));
+    }
+  }
   if (unknown.length > 0) {
     throw new InvalidEventError(
       'UNKNOWN_FIELD',
-      `${type} has unknown fields: ${unknown.join('; ')}`,
+      `${type} has unknown fields: ${unique(unknown.map((u) => pathText([...u.at, u.name]))).join('; ')}`,
     );
   }
   throw new InvalidEventError('INVALID', `${type} is invalid: ${broken.join('; ') || 'no detail'}`);
 }
 
-function explain(errors: readonly ErrorObject[]): { unknown: string[]; broken: string[] } {
-  const unknown = new Set<string>();
+function inData(unknown: Unknown): boolean {
+  return unknown.at[0] === 'data';
+}
+
+/**
+ * Deletes each unknown property from `plain`; returns their paths, each once, an array's items
+ * standing for one another (`data.items[].discount`).
+ */
+function strip(plain: Record<string, unknown>, unknown: readonly Unknown[]): string[] {
+  const paths = new Set<string>();
+  for (const { at, name } of unknown) {
+    let shown = '';
+    let node: unknown = plain;
+    for (const key of at) {
+      shown += Array.isArray(node) ? '[]' : `${shown ? '.' : ''}${pathText([key])}`;
+      node = (node as Record<string, unknown>)[key];
+    }
+    delete (node as Record<string, unknown>)[name];
+    paths.add(`${shown}.${pathText([name])}`);
+  }
+  return [...paths];
+}
+
+function unique(texts: readonly string[]): string[] {
+  return [...new Set(texts)];
+}
+
+function explain(errors: readonly ErrorObject[]): { unknown: Unknown[]; broken: string[] } {
+  const unknown: Unknown[] = [];
   const broken = new Set<string>();
   for (const error of errors) {
     const { keywordPath, inProperty } = locate(error.schemaPath);
@@ -54,7 +113,7 @@ function explain(errors: readonly ErrorObject[]): { unknown: string[]; broken: s
     const path = instancePath(error.instancePath);
     const params = error.params as Record<string, unknown>;
     if (!inProperty && error.keyword === 'additionalProperties') {
-      unknown.add(pathText([...path, String(params.additionalProperty)]));
+      unknown.push({ at: path, name: String(params.additionalProperty) });
       continue;
     }
     if (error.keyword === 'required') path.push(String(params.missingProperty));
@@ -63,7 +122,7 @@ function explain(errors: readonly ErrorObject[]): { unknown: string[]; broken: s
     const rule = ruleOf(keywordPath, detailOf(params));
     broken.add(`${pathText(path.slice(0, path.length - below))} fails ${rule}`);
   }
-  return { unknown: [...unknown], broken: [...broken] };
+  return { unknown, broken: [...broken] };
 }
 
 /** The type, format or pattern that failed, where the keyword has one. */

@@ -10,6 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
 import { endSpan, Tracing } from '../tracing/tracing';
 import { eventOf, type ParseOptions } from './event.parser';
+import { IgnoredFields } from './ignored-fields';
 import { InvalidEventError, type InvalidEventCode } from './invalid-event.error';
 import { typesByTopic } from './topic-types';
 
@@ -39,9 +40,14 @@ export class RecordHandler {
     private readonly metrics: MetricsService,
     private readonly tracing: Tracing,
   ) {
+    const ignored = new IgnoredFields(
+      (type, fields) => metrics.fieldsIgnored(type, fields),
+      (line) => this.logger.log(line),
+    );
     this.parseOptions = {
       maxBytes: config.consumer.maxEventBytes,
       typesByTopic: typesByTopic(config.topics),
+      onIgnoredFields: (type, paths) => ignored.report(type, paths),
     };
   }
 

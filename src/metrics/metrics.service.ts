@@ -40,10 +40,10 @@ const GATE_CAUSES = ['auth', 'outage'] as const;
  * registered here.
  *
  * Cost on the hot path: prom-client hashes the label set on every `inc`/`observe` (about 200 ns
- * and a string), children from `labels()` included. Families counted per record (dead letters)
- * therefore count into a plain map and are handed to prom-client at scrape time; gauges of the
- * consumer and the gate are read at scrape time; the histograms are observed once per vendor
- * request or fetched batch, not per event.
+ * and a string), children from `labels()` included. Families counted per record (dead letters,
+ * ignored fields) therefore count into a plain map and are handed to prom-client at scrape
+ * time; gauges of the consumer and the gate are read at scrape time; the histograms are observed
+ * once per vendor request or fetched batch, not per event.
  */
 @Injectable()
 export class MetricsService {
@@ -52,6 +52,7 @@ export class MetricsService {
   private gate?: () => GateReading;
   private logDrops?: () => number;
   private readonly deadLetterCounts = new Map<string, number>();
+  private readonly ignoredFieldCounts = new Map<string, number>();
 
   /** Terminal outcomes of (event, template) actions, and dead letters. */
   readonly outcomes = new Counter({
@@ -71,6 +72,21 @@ export class MetricsService {
       // A counter cannot be set: its series are rebuilt from the running totals at each scrape.
       this.deadLetters.reset();
       for (const [code, count] of this.deadLetterCounts) this.deadLetters.inc({ code }, count);
+    },
+  });
+
+  /**
+   * Unknown `data` fields that the tolerant reader removed from accepted domain events, by event
+   * type only: field names are the producers' choice, never a label.
+   */
+  readonly ignoredFields = new Counter({
+    name: 'mailbridge_inbound_ignored_fields_total',
+    help: 'Unknown data fields ignored in accepted domain events (each path once per event), by event type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.ignoredFields.reset();
+      for (const [type, count] of this.ignoredFieldCounts) this.ignoredFields.inc({ type }, count);
     },
   });
 
@@ -288,6 +304,11 @@ export class MetricsService {
   deadLettered(code: string): void {
     this.deadLetterCounts.set(code, (this.deadLetterCounts.get(code) ?? 0) + 1);
     this.outcomes.inc(DEAD_LETTERED);
+  }
+
+  /** Counts the `count` unknown fields ignored in one accepted event of `type`. */
+  fieldsIgnored(type: string, count: number): void {
+    this.ignoredFieldCounts.set(type, (this.ignoredFieldCounts.get(type) ?? 0) + count);
   }
 
   /** One HTTP attempt to the vendor ended after `seconds`, with `status` (or timeout/error). */

@@ -317,10 +317,16 @@ add(
   'TOO_COMPLEX',
 );
 add(
-  'nesting at the limit (32) is read, then refused as unknown',
+  'nesting at the limit (32) is read, then refused as unknown (a command)',
+  'campaign',
+  withData('campaign', (d) => (d.profile = nested(30))),
+  'UNKNOWN_FIELD',
+);
+add(
+  'nesting at the limit (32) is read, then ignored as unknown (a domain event)',
   'signup',
   withData('signup', (d) => (d.profile = nested(30))),
-  'UNKNOWN_FIELD',
+  'valid',
 );
 add(
   '10,001 recipients',
@@ -807,7 +813,8 @@ add(
   'INVALID_CLOUDEVENT',
 );
 
-// Unknown fields, refused at the edge, and names that reach the prototype chain.
+// Unknown fields: ignored in a domain event's data, refused in a command's and in the envelope;
+// names that reach the prototype chain are refused everywhere.
 add(
   'unknown top-level field (plain)',
   'signup',
@@ -815,27 +822,57 @@ add(
   'UNKNOWN_FIELD',
 );
 add(
-  'unknown data field (sign-up)',
+  'unknown top-level field that is no extension name (structured)',
+  'order',
+  mutated('order', 'structured', (e) => (e.referralCode = 'r-1')),
+  'INVALID_CLOUDEVENT',
+);
+add(
+  'unknown top-level field beside an unknown data field (sign-up)',
+  'signup',
+  mutated('signup', 'plain', (e) => {
+    e.extra = true;
+    e.data.referralCode = 'r-1';
+  }),
+  'UNKNOWN_FIELD',
+);
+add(
+  'unknown data field (sign-up), ignored',
   'signup',
   withData('signup', (d) => (d.isAdmin = true)),
-  'UNKNOWN_FIELD',
+  'valid',
 );
 add(
-  'unknown data field (binary)',
+  'unknown data field (binary), ignored',
   'signup',
   withData('signup', (d) => (d.isAdmin = true), 'binary'),
-  'UNKNOWN_FIELD',
+  'valid',
 );
 add(
-  'unknown customer field (order)',
+  'unknown customer field (order), ignored',
   'order',
   withData('order', (d) => (d.customer.ssn = '000-00-0000')),
-  'UNKNOWN_FIELD',
+  'valid',
 );
 add(
-  'unknown item field (order)',
+  'unknown item field (order), ignored',
   'order',
   withData('order', (d) => (d.items[0].discount = '100')),
+  'valid',
+);
+add(
+  'unknown data field beside a broken one (order): the broken one counts',
+  'order',
+  withData('order', (d) => {
+    d.customer.address.geo = { lat: 1 };
+    d.total = 'lots';
+  }),
+  'INVALID',
+);
+add(
+  'unknown data field (campaign)',
+  'campaign',
+  withData('campaign', (d) => (d.disableTrackingLinkz = true)),
   'UNKNOWN_FIELD',
 );
 add(
