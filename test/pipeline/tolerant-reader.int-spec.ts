@@ -39,7 +39,7 @@ describe('unknown fields on the real broker', () => {
   const structuredOrder = { ...placed, specversion: '1.0', tenant: 'eu-1' };
 
   const command = campaignEvent(`${run}-campaign`);
-  (command.data).disableTrackingLinkz = true;
+  command.data.disableTrackingLinkz = true;
 
   beforeAll(async () => {
     await fixture.start();
