@@ -7,6 +7,7 @@ import { EMAIL_DISPATCH_FAILED_V1, EmailDispatchFailedV1Data } from './email-dis
 import { INBOUND_READERS } from './inbound-contracts';
 import { plainTextPattern } from './is-plain-text';
 import { INBOUND_SCHEMAS, schemasOf, type JsonSchema } from './json-schema';
+import { BEYOND_STANDARD, STANDARD_FORMATS } from './json-schema-rules';
 import {
   CLOUDEVENTS_EXTENSION_NAME,
   DEAD_LETTER_HEADERS,
@@ -105,12 +106,63 @@ export function contractSchemas(): ContractSchema[] {
 }
 
 function published(name: string, promise: SchemaPromise, schema: JsonSchema): ContractSchema {
-  const { definitions, ...rest } = schema;
+  const { definitions, ...rest } = standardSchema(schema);
   delete rest.$schema;
   const ordered: JsonSchema = { $schema: DRAFT_07, $id: schemaId(name), title: name, ...rest };
   // A schema without nested classes has nothing to define.
   if (definitions && Object.keys(definitions).length > 0) ordered.definitions = definitions;
   return { name, promise, schema: ordered };
+}
+
+const STANDARD = new Set<string>(STANDARD_FORMATS);
+
+/**
+ * `schema` in standard JSON Schema (draft-07) only, as a foreign validator reads it: each keyword
+ * or format beyond it (`BEYOND_STANDARD`) left out, and what it checked added to the
+ * `description` of the schema that had it. One that `BEYOND_STANDARD` does not describe stops
+ * generation: no rule is published that a foreign validator cannot see.
+ */
+export function standardSchema(schema: JsonSchema): JsonSchema {
+  return standardNode(structuredClone(schema), '#') as JsonSchema;
+}
+
+function standardNode(node: unknown, at: string): unknown {
+  if (typeof node !== 'object' || node === null) return node;
+  if (Array.isArray(node)) return node.map((item, i) => standardNode(item, `${at}/${i}`));
+  const s = node as JsonSchema;
+  const notes: string[] = [];
+  const beyond = (key: string) => {
+    const note = BEYOND_STANDARD[key];
+    if (!note) throw new Error(`${at}: '${key}' is not standard JSON Schema (BEYOND_STANDARD)`);
+    notes.push(note);
+  };
+  if (typeof s.format === 'string' && !STANDARD.has(s.format)) {
+    beyond(`format:${s.format}`);
+    delete s.format;
+  }
+  for (const key of Object.keys(s)) {
+    if (key.startsWith('x-')) {
+      beyond(key);
+      delete s[key];
+    }
+  }
+  for (const [key, child] of Object.entries(s)) {
+    // Under these, the keys are names the schema chose, not keywords.
+    if (key === 'properties' || key === 'definitions' || key === 'patternProperties') {
+      s[key] = Object.fromEntries(
+        Object.entries(child as JsonSchema).map(([n, c]) => [
+          n,
+          standardNode(c, `${at}/${key}/${n}`),
+        ]),
+      );
+    } else if (typeof child === 'object') {
+      s[key] = standardNode(child, `${at}/${key}`);
+    }
+  }
+  if (notes.length > 0) {
+    s.description = [s.description, ...notes].filter((d) => typeof d === 'string').join(' ');
+  }
+  return s;
 }
 
 /**
@@ -160,7 +212,8 @@ export function extensionNamePattern(declared: readonly string[]): string {
 
 /**
  * A dead letter's headers: the original record's, which may be anything, and the ones mailbridge
- * adds. A header's value is bytes; the binary ones say their encoding in `x-encoding`.
+ * adds. A header's value is bytes; the binary ones say their encoding in their description
+ * (JSON Schema has no keyword for it).
  */
 function deadLetterHeadersSchema(): JsonSchema {
   const properties = Object.fromEntries(
@@ -168,7 +221,7 @@ function deadLetterHeadersSchema(): JsonSchema {
       h.name,
       h.encoding === 'utf8'
         ? { type: 'string', description: h.description }
-        : { description: `${h.description} Binary: ${h.encoding}.`, 'x-encoding': h.encoding },
+        : { description: `${h.description} Binary: ${h.encoding}.` },
     ]),
   );
   return {

@@ -18,7 +18,7 @@ export class EmailCampaignSentV1Data {
   @IsString()
   requestId!: string;
 
-  /** All request ids, when the event's recipients needed more than one request. */
+  /** Every request id that carried the event's recipients (always; one unless they needed several). */
   @IsArray()
   @IsString({ each: true })
   requestIds!: string[];

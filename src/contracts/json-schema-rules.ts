@@ -19,10 +19,56 @@ export interface RuleSchema {
 
 /**
  * The one keyword beyond JSON Schema: that no two items of an array have the same `email`,
- * ignoring case (`@HasUniqueEmails`), which no standard keyword can say. Validators that do
- * not know it ignore it.
+ * ignoring case (`@HasUniqueEmails`), which no standard keyword can say. The service's schemas
+ * use it; the published ones leave it out and say it in a description ({@link BEYOND_STANDARD}).
  */
 export const UNIQUE_EMAILS_KEYWORD = 'x-uniqueEmailsIgnoringCase';
+
+/**
+ * ISO 8601 as validator.js's `isISO8601` reads its syntax (its `iso8601` expression, verbatim):
+ * calendar, week and ordinal dates, with an optional time and offset. `isISO8601`'s `strict`
+ * also refuses a date that does not exist, which the format `iso8601` adds in the service's
+ * schemas (see {@link BEYOND_STANDARD}).
+ */
+export const ISO8601_PATTERN = String.raw`^([\+-]?\d{4}(?!\d{2}\b))((-?)((0[1-9]|1[0-2])(\3([12]\d|0[1-9]|3[01]))?|W([0-4]\d|5[0-3])(-?[1-7])?|(00[1-9]|0[1-9]\d|[12]\d{2}|3([0-5]\d|6[1-6])))([T\s]((([01]\d|2[0-3])((:?)[0-5]\d)?|24:?00)([\.,]\d+(?!:))?)?(\17[0-5]\d([\.,]\d+)?)?([zZ]|([\+-])([01]\d|2[0-3]):?([0-5]\d)?)?)?)?$`;
+
+/** The formats JSON Schema draft-07 defines: a validator may know these and no others. */
+export const STANDARD_FORMATS = [
+  'date-time',
+  'date',
+  'time',
+  'email',
+  'idn-email',
+  'hostname',
+  'idn-hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'iri',
+  'iri-reference',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+] as const;
+
+/**
+ * What the service's schemas check beyond standard JSON Schema, by keyword (`format:<name>` for
+ * a format): the published schemas leave each out (a standard construct says what it can
+ * beside it) and add this to the property's `description`, so that a foreign validator sees
+ * every rule it cannot check. Each says what such a validator accepts that mailbridge refuses.
+ */
+export const BEYOND_STANDARD: Readonly<Record<string, string>> = {
+  'format:iso8601':
+    'ISO 8601 (validator.js isISO8601, strict): the pattern is its syntax; mailbridge also ' +
+    'refuses a date that does not exist (2026-02-30, day 366 of a common year), which the ' +
+    'pattern accepts.',
+  [UNIQUE_EMAILS_KEYWORD]:
+    'No two items have the same `email`, ignoring case: no JSON Schema keyword can say it, so a ' +
+    'validator accepts one address twice in different case (ada@example.com, Ada@Example.com) ' +
+    'and mailbridge refuses it (INVALID).',
+};
 
 /** Every ISO 4217 code that class-validator accepts, in any case, as validator.js reads it. */
 const CURRENCY_PATTERN = `^(?:${[...CurrencyCodes]
@@ -60,7 +106,8 @@ export const RULES: Readonly<Record<string, (constraints: readonly unknown[]) =>
   },
   isIso8601: ([options]) => {
     expectOptions('isIso8601', options, [{ strict: true }]);
-    return { type: 'string', keywords: { format: 'iso8601' } };
+    // The pattern for every validator, the format for the calendar check only the service runs.
+    return { type: 'string', keywords: { pattern: ISO8601_PATTERN, format: 'iso8601' } };
   },
   isISO4217CurrencyCode: () => ({ type: 'string', keywords: { pattern: CURRENCY_PATTERN } }),
   isRfc3339: () => ({ type: 'string', keywords: { format: 'date-time' } }),
@@ -165,6 +212,7 @@ export function ruleOf(keywordPath: readonly string[], detail?: string): string 
       return RULE_OF_FORMAT[detail ?? ''] ?? 'format';
     case 'pattern':
       if (detail === CURRENCY_PATTERN) return 'isISO4217CurrencyCode';
+      if (detail === ISO8601_PATTERN) return 'isIso8601';
       return PLAIN_TEXT_PATTERNS.has(detail ?? '') ? 'isPlainText' : 'matches';
     default:
       return RULE_OF_KEYWORD[keyword] ?? keyword;
@@ -172,9 +220,9 @@ export function ruleOf(keywordPath: readonly string[], detail?: string): string 
 }
 
 /**
- * An ajv instance that knows the contracts' formats and keywords: the service's validators, and
- * anyone checking records against `schemas/`, compile with it. `strict: false` for schemas with
- * annotations beyond JSON Schema (`x-encoding` in the dead-letter headers).
+ * An ajv instance that knows the contracts' formats and keywords, each checked as the service
+ * checks it: the service's validators compile with it. The published schemas (`schemas/`) need
+ * none of them but `email` and `date-time`, which it reads as the service does.
  */
 export function contractAjv(options: Options = {}): Ajv {
   const ajv = new Ajv({ allowUnionTypes: true, ...options });

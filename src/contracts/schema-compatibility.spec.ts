@@ -1,5 +1,6 @@
 import { breakingChanges } from './schema-compatibility';
 import type { JsonSchema } from './json-schema';
+import { ISO8601_PATTERN } from './json-schema-rules';
 
 /** An inbound event schema in the generator's shape: a closed object with a nested `data`. */
 function event(data: JsonSchema, dataRequired: string[] = ['email']): JsonSchema {
@@ -218,6 +219,23 @@ describe(breakingChanges.name, () => {
       expect(
         breakingChanges(result(RESULT, ['listId']), result(properties, required), 'outbound'),
       ).toContainEqual(expected);
+    });
+  });
+
+  describe('a format published as the pattern it implies', () => {
+    const at = (keywords: JsonSchema) =>
+      event({ ...DATA, placedAt: { type: 'string', ...keywords } }, ['email', 'placedAt']);
+
+    it('passes: every value of format iso8601 matches its pattern', () => {
+      expect(
+        breakingChanges(at({ format: 'iso8601' }), at({ pattern: ISO8601_PATTERN }), 'inbound'),
+      ).toEqual([]);
+    });
+
+    it('fails for any other pattern', () => {
+      expect(
+        breakingChanges(at({ format: 'iso8601' }), at({ pattern: '^\\d{4}$' }), 'inbound'),
+      ).toHaveLength(1);
     });
   });
 });

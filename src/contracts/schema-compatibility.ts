@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SchemaDirection } from './contract-schemas';
 import type { JsonSchema } from './json-schema';
+import { ISO8601_PATTERN } from './json-schema-rules';
 
 /** One way in which a schema change can break the ones who rely on the published version. */
 export interface BreakingChange {
@@ -31,7 +32,14 @@ const ANNOTATIONS = new Set([
   'definitions',
   'examples',
   'default',
+  // A header's binary encoding, once said in this keyword too: a note, never a rule.
+  'x-encoding',
 ]);
+/**
+ * A format whose values all match a pattern: a schema with the format is at least as narrow as
+ * one with the pattern (the published `iso8601` format became its pattern).
+ */
+const PATTERN_OF_FORMAT: Readonly<Record<string, string>> = { iso8601: ISO8601_PATTERN };
 const HANDLED = new Set<string>([
   ...ANNOTATIONS,
   ...LIMITS_AT_MOST,
@@ -214,7 +222,9 @@ function compareKeywords(
     }
   }
   for (const k of [...UNCHANGED, ...unknownKeywords(xs, ys)]) {
-    if (ys[k] !== undefined && !isDeepStrictEqual(xs[k], ys[k])) {
+    const implied =
+      k === 'pattern' && typeof xs.format === 'string' && PATTERN_OF_FORMAT[xs.format] === ys[k];
+    if (ys[k] !== undefined && !isDeepStrictEqual(xs[k], ys[k]) && !implied) {
       report(`${k} changed (${x.label} ${show(xs[k])}, ${y.label} ${show(ys[k])})`);
     }
   }

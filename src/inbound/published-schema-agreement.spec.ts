@@ -26,6 +26,11 @@ import { eventOf, readEvent } from './event.parser';
  */
 
 const ajv = contractAjv({ strict: true, allErrors: false });
+/**
+ * Records only the service refuses, by a rule the published schemas cannot say and describe
+ * instead (`BEYOND_STANDARD`): one address twice in a command's recipients or members.
+ */
+const BEYOND_STANDARD_CASE = /^duplicate (recipients|members)\b.*: service false$/;
 const published = new Map<string, JsonSchema>(
   Object.keys(INBOUND_CONTRACTS).map((type) => [
     type,
@@ -164,6 +169,8 @@ describe('the published inbound schemas and the service', () => {
       if (schemaAccepts(type, c) !== accepted) disagreements.push(`${c.kind}: service ${accepted}`);
     }
     expect(compared).toBeGreaterThan(HOSTILE_CORPUS.length / 2);
-    expect(disagreements).toEqual([]);
+    // Only what no standard keyword can say, and the schema's description says instead.
+    expect(disagreements.filter((d) => !BEYOND_STANDARD_CASE.test(d))).toEqual([]);
+    expect(disagreements.length).toBeGreaterThan(0);
   });
 });

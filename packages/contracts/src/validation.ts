@@ -45,8 +45,10 @@ export interface ValidationResult {
 }
 
 /**
- * Validates values against the package's JSON Schemas with ajv, with the formats and the one
- * custom keyword the schemas use, each checked as mailbridge checks it.
+ * Validates values against the package's JSON Schemas with ajv, `email` and `date-time` checked
+ * as mailbridge checks them. The shipped schemas are standard JSON Schema: the two rules they
+ * can only describe (a real calendar day in `placedAt`, no address twice ignoring case) are not
+ * checked here. `iso8601` and `x-uniqueEmailsIgnoringCase` are known for schemas that use them.
  */
 export class SchemaValidator {
   private readonly ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
