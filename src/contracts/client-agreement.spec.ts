@@ -16,7 +16,8 @@ import {
 } from './email-dispatch-failed.v1';
 import { inboundSchema, standardSchema } from './contract-schemas';
 import { INBOUND_READERS } from './inbound-contracts';
-import { INBOUND_SCHEMAS } from './json-schema';
+import { INBOUND_SCHEMAS, type JsonSchema } from './json-schema';
+import { BEYOND_STANDARD, UNIQUE_EMAILS_KEYWORD } from './json-schema-rules';
 import type { OrderPlacedV1 } from './order-placed.v1';
 import type { UserSignedUpV1 } from './user-signed-up.v1';
 
@@ -172,5 +173,51 @@ describe('@mailbridge/contracts agrees with src/contracts', () => {
         ]);
       }
     }
+  });
+
+  /** Where a shipped schema describes a rule beyond the standard: its path and the rule. */
+  function* described(
+    root: JsonSchema,
+    node: JsonSchema = root,
+    path: string[] = [],
+  ): Generator<[string[], string]> {
+    const rule = Object.keys(BEYOND_STANDARD).find((k) => BEYOND_STANDARD[k] === node.description);
+    if (rule) yield [path, rule];
+    if (typeof node.$ref === 'string') {
+      const name = node.$ref.replace('#/definitions/', '');
+      yield* described(root, (root.definitions as Record<string, JsonSchema>)[name], path);
+    }
+    for (const [key, child] of Object.entries(
+      (node.properties ?? {}) as Record<string, JsonSchema>,
+    ))
+      yield* described(root, child, [...path, key]);
+  }
+
+  it('refuses, as the service does, what the shipped schemas can only describe', () => {
+    const client = new SchemaValidator();
+    const breaking: Readonly<Record<string, (old: unknown) => unknown>> = {
+      'format:iso8601': () => '2026-02-30',
+      [UNIQUE_EMAILS_KEYWORD]: (old) => {
+        const [first, ...rest] = old as Array<{ email: string }>;
+        return [first, ...rest, { ...first, email: first.email.toUpperCase() }];
+      },
+    };
+    const verdicts: Array<[string, boolean, boolean]> = [];
+    for (const event of Object.values(FULL_EVENTS)) {
+      const type = event.type as string;
+      for (const [path, rule] of described(schemas()[type])) {
+        const candidate = replaced(event, path, breaking[rule]) as Record<string, unknown>;
+        verdicts.push([
+          `${type} ${path.join('.')}`,
+          serviceAccepts(candidate),
+          client.validate(type, candidate).valid,
+        ]);
+      }
+    }
+    expect(verdicts).toEqual([
+      ['order.placed.v1 data.placedAt', false, false],
+      ['email.campaign.requested.v1 data.recipients.to', false, false],
+      ['email.contact_list.requested.v1 data.members', false, false],
+    ]);
   });
 });

@@ -1,6 +1,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import isEmail from 'validator/lib/isEmail.js';
 import isISO8601 from 'validator/lib/isISO8601.js';
+import {
+  EMAIL_CAMPAIGN_REQUESTED_V1,
+  EMAIL_CONTACT_LIST_REQUESTED_V1,
+  ORDER_PLACED_V1,
+} from './inbound.js';
 import { schemas, type JsonSchema } from './schemas.js';
 
 const RFC3339 =
@@ -25,8 +30,9 @@ function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** `x-uniqueEmailsIgnoringCase`: no two items with the same `email`, ignoring case. */
-function hasUniqueEmails(items: readonly unknown[]): boolean {
+/** No two items with the same `email`, ignoring case. */
+function hasUniqueEmails(items: unknown): boolean {
+  if (!Array.isArray(items)) return true;
   const seen = new Set<string>();
   for (const item of items) {
     const email = (item as { email?: unknown } | null)?.email;
@@ -38,6 +44,53 @@ function hasUniqueEmails(items: readonly unknown[]): boolean {
   return true;
 }
 
+/** A date that exists, as validator.js's `isISO8601` reads it with `strict: true`. */
+function isStrictIso8601(value: unknown): boolean {
+  return typeof value !== 'string' || isISO8601.default(value, { strict: true });
+}
+
+/** A rule of one field that the schema describes but cannot say (see {@link BEYOND_SCHEMA}). */
+interface BeyondSchemaRule {
+  /** From the event (plain envelope or structured CloudEvent: both hold the payload in `data`). */
+  path: readonly string[];
+  check: (value: unknown) => boolean;
+  /** Completes `<path> …`, as ajv's messages do. */
+  message: string;
+}
+
+const UNIQUE_EMAILS = {
+  check: hasUniqueEmails,
+  message: 'must not have two items with the same email, ignoring case',
+};
+
+/**
+ * What mailbridge refuses (`INVALID`) beyond standard JSON Schema, by inbound type: the shipped
+ * schemas only say it in the field's `description`, so it is checked here once the schema passes.
+ */
+const BEYOND_SCHEMA = new Map<string, readonly BeyondSchemaRule[]>([
+  [
+    ORDER_PLACED_V1,
+    [
+      {
+        path: ['data', 'placedAt'],
+        check: isStrictIso8601,
+        message: 'must be an ISO 8601 date that exists',
+      },
+    ],
+  ],
+  [EMAIL_CAMPAIGN_REQUESTED_V1, [{ path: ['data', 'recipients', 'to'], ...UNIQUE_EMAILS }]],
+  [EMAIL_CONTACT_LIST_REQUESTED_V1, [{ path: ['data', 'members'], ...UNIQUE_EMAILS }]],
+]);
+
+/** The value at `path` in `value`, or undefined where the path leads nowhere. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>(
+    (at, key) =>
+      typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined,
+    value,
+  );
+}
+
 /** Why a value failed its schema: one line per broken rule, naming paths, never values. */
 export interface ValidationResult {
   valid: boolean;
@@ -46,9 +99,10 @@ export interface ValidationResult {
 
 /**
  * Validates values against the package's JSON Schemas with ajv, `email` and `date-time` checked
- * as mailbridge checks them. The shipped schemas are standard JSON Schema: the two rules they
- * can only describe (a real calendar day in `placedAt`, no address twice ignoring case) are not
- * checked here. `iso8601` and `x-uniqueEmailsIgnoringCase` are known for schemas that use them.
+ * as mailbridge checks them. The shipped schemas are standard JSON Schema; the two rules they can
+ * only describe (a date that exists in `order.placed.v1`'s `placedAt`, no address twice ignoring
+ * case in a campaign's `recipients.to` or a contact list's `members`) are checked after the
+ * schema passes ({@link BEYOND_SCHEMA}), refused as mailbridge refuses them (`INVALID`).
  */
 export class SchemaValidator {
   private readonly ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -57,16 +111,6 @@ export class SchemaValidator {
   constructor(private readonly source: Readonly<Record<string, JsonSchema>> = schemas()) {
     this.ajv.addFormat('email', { type: 'string', validate: (v) => isEmail.default(v) });
     this.ajv.addFormat('date-time', { type: 'string', validate: isRfc3339 });
-    this.ajv.addFormat('iso8601', {
-      type: 'string',
-      validate: (v) => isISO8601.default(v, { strict: true }),
-    });
-    this.ajv.addKeyword({
-      keyword: 'x-uniqueEmailsIgnoringCase',
-      type: 'array',
-      schemaType: 'boolean',
-      validate: (enabled: boolean, data: unknown[]) => !enabled || hasUniqueEmails(data),
-    });
   }
 
   /** Whether a schema named `name` (a type) exists. */
@@ -78,8 +122,11 @@ export class SchemaValidator {
   validate(name: string, value: unknown): ValidationResult {
     const validate = this.compiledFor(name);
     if (!validate) return { valid: false, errors: [`no schema named ${name}`] };
-    if (validate(value)) return { valid: true, errors: [] };
-    return { valid: false, errors: (validate.errors ?? []).map(describe) };
+    if (!validate(value)) return { valid: false, errors: (validate.errors ?? []).map(describe) };
+    const errors = (BEYOND_SCHEMA.get(name) ?? [])
+      .filter(({ path, check }) => !check(valueAt(value, path)))
+      .map(({ path, message }) => `${path.join('.')} ${message}`);
+    return { valid: errors.length === 0, errors };
   }
 
   private compiledFor(name: string): ValidateFunction | undefined {

@@ -150,6 +150,91 @@ describe('encodeEvent', () => {
     delete (command.data as unknown as Record<string, unknown>).disableTrackingLinkz;
     expect(() => encodeEvent(command, { validate: true })).not.toThrow();
   });
+
+  describe('refuses, in either mode, what the schemas can only describe and mailbridge refuses', () => {
+    const envelope = { time: '2026-11-21T10:00:00Z', source: '/shop' };
+    const order = (placedAt: string) =>
+      ({
+        ...envelope,
+        id: 'ord-1',
+        type: 'order.placed.v1',
+        data: {
+          orderId: 'o-1',
+          customer: { email: 'ada@example.com', firstName: 'Ada' },
+          total: '17.50',
+          currency: 'EUR',
+          items: [{ sku: 'TEA-1', name: 'Green tea', quantity: 1, unitPrice: '17.50' }],
+          placedAt,
+        },
+      }) satisfies PublishableEvent;
+    const campaign = (...emails: string[]) =>
+      ({
+        ...envelope,
+        id: 'cmd-1',
+        type: 'email.campaign.requested.v1',
+        data: {
+          subject: 'Hello',
+          body: '<p>Hi</p>',
+          recipients: { to: emails.map((email) => ({ email })) },
+        },
+      }) satisfies PublishableEvent;
+    const contactList = (...emails: string[]) =>
+      ({
+        ...envelope,
+        id: 'cmd-2',
+        type: 'email.contact_list.requested.v1',
+        data: { name: 'Autumn', members: emails.map((email) => ({ email })) },
+      }) satisfies PublishableEvent;
+
+    it.each<ContentMode>(['binary', 'structured'])(
+      'a placedAt that matches the ISO 8601 pattern but is no date (%s)',
+      (mode) => {
+        for (const placedAt of ['2026-02-30', '2026-366', '2026-04-31T10:00:00Z']) {
+          expect(() => encodeEvent(order(placedAt), { mode, validate: true })).toThrow(
+            new SchemaValidationError('order.placed.v1', [
+              'data.placedAt must be an ISO 8601 date that exists',
+            ]),
+          );
+        }
+        for (const placedAt of ['2024-02-29', '2024-366', '2026-11-21T10:00:00Z']) {
+          expect(() => encodeEvent(order(placedAt), { mode, validate: true })).not.toThrow();
+        }
+      },
+    );
+
+    it.each<ContentMode>(['binary', 'structured'])(
+      'one address twice in different case in recipients.to or members (%s)',
+      (mode) => {
+        const twice = ['ada@example.com', 'Ada@Example.COM'];
+        expect(() => encodeEvent(campaign(...twice), { mode, validate: true })).toThrow(
+          new SchemaValidationError('email.campaign.requested.v1', [
+            'data.recipients.to must not have two items with the same email, ignoring case',
+          ]),
+        );
+        expect(() => encodeEvent(contactList(...twice), { mode, validate: true })).toThrow(
+          /^not a valid email\.contact_list\.requested\.v1: data\.members must not have two items with the same email, ignoring case$/,
+        );
+        const distinct = ['ada@example.com', 'bob@example.com'];
+        expect(() => encodeEvent(campaign(...distinct), { mode, validate: true })).not.toThrow();
+        expect(() => encodeEvent(contactList(...distinct), { mode, validate: true })).not.toThrow();
+        const noList = { ...contactList(), data: { name: 'Autumn' } };
+        expect(() => encodeEvent(noList, { mode, validate: true })).not.toThrow();
+        expect(() => encodeEvent(campaign(...twice))).not.toThrow();
+      },
+    );
+
+    it('checks them once the schema passes: a schema error comes alone', () => {
+      const bad = campaign('ada@example.com', 'ADA@example.com');
+      const result = new SchemaValidator().validate(bad.type, {
+        ...bad,
+        data: { ...bad.data, subject: '' },
+      });
+      expect(result).toEqual({
+        valid: false,
+        errors: ['data.subject must NOT have fewer than 1 characters'],
+      });
+    });
+  });
 });
 
 const sent = {
