@@ -59,6 +59,15 @@ interface QueuedRecord {
   message: Message;
   bytes: number;
   done: Completion;
+  /** Ends the record's producer span, once it is acknowledged or has failed. */
+  end?: (error?: unknown) => void;
+}
+
+/** A record to queue, and the end of its producer span if it has one. */
+interface ToQueue {
+  topic: string;
+  record: OutboundRecord;
+  end?: (error?: unknown) => void;
 }
 
 /** One action's result to publish: the event it answers, its template, its outcome, its record. */
@@ -122,8 +131,7 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   publishResults(results: readonly ResultToPublish[]): Promise<void> {
     const { mode, source: resultSource } = this.config.results;
     const time = new Date().toISOString();
-    const sends: Array<{ end: (error?: unknown) => void }> = [];
-    const records: Array<{ topic: string; record: OutboundRecord }> = [];
+    const records: ToQueue[] = [];
     for (const { event, template, outcome, source } of results) {
       const topic = resultTopic(outcome, this.config.topics);
       const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
@@ -131,21 +139,10 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
         ...source.headers,
         ...encoded.headers,
       });
-      sends.push(send);
-      records.push({
-        topic,
-        record: { key: source.key, value: encoded.value, headers: send.headers },
-      });
+      const record = { key: source.key, value: encoded.value, headers: send.headers };
+      records.push({ topic, record, end: send.end });
     }
-    return this.publishAll(records).then(
-      () => {
-        for (const send of sends) send.end();
-      },
-      (error: unknown) => {
-        for (const send of sends) send.end(error);
-        throw error;
-      },
-    );
+    return this.publishAll(records);
   }
 
   /**
@@ -158,15 +155,13 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** {@link publish} for many records, with one promise for all of them. */
-  private publishAll(
-    records: ReadonlyArray<{ topic: string; record: OutboundRecord }>,
-  ): Promise<void> {
+  private publishAll(records: readonly ToQueue[]): Promise<void> {
     if (records.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const done: Completion = { left: records.length, resolve, reject };
-      for (const { topic, record } of records) {
+      for (const { topic, record, end } of records) {
         const message: Message = { key: record.key, value: record.value, headers: record.headers };
-        this.queue.push({ topic, message, bytes: recordBytes(record), done });
+        this.queue.push({ topic, message, bytes: recordBytes(record), done, end });
       }
       if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
       else if (!this.flushScheduled) {
@@ -270,10 +265,16 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
         this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages }),
       );
     } catch (error) {
-      for (const item of items) item.done.reject(error);
+      for (const item of items) {
+        item.end?.(error);
+        item.done.reject(error);
+      }
       return;
     }
-    for (const item of items) if (--item.done.left === 0) item.done.resolve();
+    for (const item of items) {
+      item.end?.();
+      if (--item.done.left === 0) item.done.resolve();
+    }
   }
 
   /**
