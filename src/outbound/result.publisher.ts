@@ -63,13 +63,6 @@ interface QueuedRecord {
   end?: (error?: unknown) => void;
 }
 
-/** A record to queue, and the end of its producer span if it has one. */
-interface ToQueue {
-  topic: string;
-  record: OutboundRecord;
-  end?: (error?: unknown) => void;
-}
-
 /** One action's result to publish: the event it answers, its template, its outcome, its record. */
 export interface ResultToPublish {
   event: Pick<EventEnvelope, 'id' | 'type'>;
@@ -93,6 +86,9 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   /** The producer call under way, or the last one; the next starts once it has settled. */
   private produced: Promise<unknown> = Promise.resolve();
   private readonly deadLetterLimit: DeadLetterLimit;
+  /** When `timeText` was read (`resultTime`). */
+  private timeAt = 0;
+  private timeText = '';
 
   constructor(
     @Inject(Kafka) kafka: Kafka,
@@ -120,29 +116,28 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     outcome: ActionOutcome,
     source: { key: Buffer | null; headers: IHeaders; trace?: Context },
   ): Promise<void> {
-    return this.publishResults([{ event, template, outcome, source }]);
+    // Every action publishes its own result this way, a vendor request's thousand in one turn:
+    // queued straight from here, with no list of one around it.
+    return new Promise((resolve, reject) => {
+      const done: Completion = { left: 1, resolve, reject };
+      this.queueResult({ event, template, outcome, source }, this.resultTime(), done);
+      this.scheduleFlush();
+    });
   }
 
   /**
-   * {@link publishResult} for many actions at once (those a vendor request completed): one
-   * promise for all of them, which resolves once every result is acknowledged and rejects if any
-   * is not (they travel in the same produce requests).
+   * {@link publishResult} for many actions at once: one promise for all
+   * of them, which resolves once every result is acknowledged and rejects if any is not (they
+   * travel in the same produce requests).
    */
   publishResults(results: readonly ResultToPublish[]): Promise<void> {
-    const { mode, source: resultSource } = this.config.results;
-    const time = new Date().toISOString();
-    const records: ToQueue[] = [];
-    for (const { event, template, outcome, source } of results) {
-      const topic = resultTopic(outcome, this.config.topics);
-      const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
-      const send = this.tracing.produce(source.trace, topic, {
-        ...source.headers,
-        ...encoded.headers,
-      });
-      const record = { key: source.key, value: encoded.value, headers: send.headers };
-      records.push({ topic, record, end: send.end });
-    }
-    return this.publishAll(records);
+    if (results.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done: Completion = { left: results.length, resolve, reject };
+      const time = this.resultTime();
+      for (const result of results) this.queueResult(result, time, done);
+      this.scheduleFlush();
+    });
   }
 
   /**
@@ -151,24 +146,51 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    * in one produce request.
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
-    return this.publishAll([{ topic, record }]);
+    return new Promise((resolve, reject) => {
+      const message: Message = { key: record.key, value: record.value, headers: record.headers };
+      this.queue.push({
+        topic,
+        message,
+        bytes: recordBytes(record),
+        done: { left: 1, resolve, reject },
+      });
+      this.scheduleFlush();
+    });
   }
 
-  /** {@link publish} for many records, with one promise for all of them. */
-  private publishAll(records: readonly ToQueue[]): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done: Completion = { left: records.length, resolve, reject };
-      for (const { topic, record, end } of records) {
-        const message: Message = { key: record.key, value: record.value, headers: record.headers };
-        this.queue.push({ topic, message, bytes: recordBytes(record), done, end });
-      }
-      if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+  /** Encodes a result and queues its record, traced; `done` hears when it is acknowledged. */
+  private queueResult(
+    { event, template, outcome, source }: ResultToPublish,
+    time: string,
+    done: Completion,
+  ): void {
+    const { mode, source: resultSource } = this.config.results;
+    const topic = resultTopic(outcome, this.config.topics);
+    const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
+    const send = this.tracing.produce(source.trace, topic, {
+      ...source.headers,
+      ...encoded.headers,
     });
+    const message = { key: source.key, value: encoded.value, headers: send.headers };
+    this.queue.push({ topic, message, bytes: recordBytes(message), done, end: send.end });
+  }
+
+  /** The `time` of a result published now: one text per millisecond, not a Date per result. */
+  private resultTime(): string {
+    const now = Date.now();
+    if (now !== this.timeAt) {
+      this.timeAt = now;
+      this.timeText = new Date(now).toISOString();
+    }
+    return this.timeText;
+  }
+
+  private scheduleFlush(): void {
+    if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   /**
