@@ -14,6 +14,7 @@ import {
   IDEMPOTENCY_STORE,
   type ClaimHolder,
   type ClaimResult,
+  type HeldClaim,
   type IdempotencyStore,
 } from '../idempotency/idempotency.store';
 import { InstanceLiveness } from '../idempotency/instance-liveness';
@@ -133,7 +134,15 @@ export class ActionRunner {
         // Only stores the member: its result comes with the list (`src/windows/`).
         return await this.windows.place(action, windowOrder(key, event, template.name, source));
       }
-      return await this.deliver(handling, action, maybeSent);
+      // Carried to the vendor, its claim renewed meanwhile: renewed here, in the function that
+      // waits anyway, not in one more suspended function per waiting action.
+      const claim: HeldClaim = { key, holder };
+      this.renewal.hold(claim);
+      try {
+        return await this.deliver(claim, action, maybeSent, source);
+      } finally {
+        this.renewal.letGo(claim);
+      }
     } catch (error) {
       if (error instanceof ClaimLostError) return undefined;
       await this.store.release(key, holder).catch(() => undefined);
@@ -141,18 +150,17 @@ export class ActionRunner {
     }
   }
 
-  /** Carries a campaign or an exact contact list to the vendor, its claim renewed meanwhile. */
+  /** Carries a campaign or an exact contact list to the vendor. */
   private deliver(
-    { key, holder, source }: Handling,
+    claim: HeldClaim,
     action: DeliveredAction,
     ambiguous: boolean,
+    { trace }: EventSource,
   ): Promise<RecordedOutcome> {
-    const ticket = { claim: { key, holder }, ambiguous, trace: source.trace };
-    return this.renewal.during(ticket.claim, () =>
-      action.kind === 'campaign'
-        ? this.campaigns.deliver(action, ticket)
-        : this.contactLists.deliver(action, ticket),
-    );
+    const ticket = { claim, ambiguous, trace };
+    return action.kind === 'campaign'
+      ? this.campaigns.deliver(action, ticket)
+      : this.contactLists.deliver(action, ticket);
   }
 
   /** An action finished before (a redelivery): its recorded result is published again. */

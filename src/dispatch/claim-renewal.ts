@@ -18,22 +18,14 @@ export class ClaimRenewal {
     private readonly logger: Pick<Logger, 'warn'>,
   ) {}
 
-  /** Runs `work` with the claim renewed until it settles. */
-  async during<T>(claim: HeldClaim, work: () => Promise<T>): Promise<T> {
-    this.hold(claim);
-    try {
-      return await work();
-    } finally {
-      this.letGo(claim);
-    }
-  }
-
-  private hold(claim: HeldClaim): void {
+  /** Renews the claim from now until `letGo`. */
+  hold(claim: HeldClaim): void {
     this.held.add(claim);
     this.stopTimer ??= this.clock.every(this.ttlMs / 3, () => this.renewAll());
   }
 
-  private letGo(claim: HeldClaim): void {
+  /** Stops renewing the claim; the timer stops with the last claim held. */
+  letGo(claim: HeldClaim): void {
     this.held.delete(claim);
     if (this.held.size > 0) return;
     this.stopTimer?.();

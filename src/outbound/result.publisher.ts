@@ -59,6 +59,8 @@ interface QueuedRecord {
   message: Message;
   bytes: number;
   done: Completion;
+  /** Ends the record's producer span, once it is acknowledged or has failed. */
+  end?: (error?: unknown) => void;
 }
 
 /** One action's result to publish: the event it answers, its template, its outcome, its record. */
@@ -84,6 +86,9 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
   /** The producer call under way, or the last one; the next starts once it has settled. */
   private produced: Promise<unknown> = Promise.resolve();
   private readonly deadLetterLimit: DeadLetterLimit;
+  /** When `timeText` was read (`resultTime`). */
+  private timeAt = 0;
+  private timeText = '';
 
   constructor(
     @Inject(Kafka) kafka: Kafka,
@@ -111,41 +116,28 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
     outcome: ActionOutcome,
     source: { key: Buffer | null; headers: IHeaders; trace?: Context },
   ): Promise<void> {
-    return this.publishResults([{ event, template, outcome, source }]);
+    // Every action publishes its own result this way, a vendor request's thousand in one turn:
+    // queued straight from here, with no list of one around it.
+    return new Promise((resolve, reject) => {
+      const done: Completion = { left: 1, resolve, reject };
+      this.queueResult({ event, template, outcome, source }, this.resultTime(), done);
+      this.scheduleFlush();
+    });
   }
 
   /**
-   * {@link publishResult} for many actions at once (those a vendor request completed): one
-   * promise for all of them, which resolves once every result is acknowledged and rejects if any
-   * is not (they travel in the same produce requests).
+   * {@link publishResult} for many actions at once: one promise for all
+   * of them, which resolves once every result is acknowledged and rejects if any is not (they
+   * travel in the same produce requests).
    */
   publishResults(results: readonly ResultToPublish[]): Promise<void> {
-    const { mode, source: resultSource } = this.config.results;
-    const time = new Date().toISOString();
-    const sends: Array<{ end: (error?: unknown) => void }> = [];
-    const records: Array<{ topic: string; record: OutboundRecord }> = [];
-    for (const { event, template, outcome, source } of results) {
-      const topic = resultTopic(outcome, this.config.topics);
-      const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
-      const send = this.tracing.produce(source.trace, topic, {
-        ...source.headers,
-        ...encoded.headers,
-      });
-      sends.push(send);
-      records.push({
-        topic,
-        record: { key: source.key, value: encoded.value, headers: send.headers },
-      });
-    }
-    return this.publishAll(records).then(
-      () => {
-        for (const send of sends) send.end();
-      },
-      (error: unknown) => {
-        for (const send of sends) send.end(error);
-        throw error;
-      },
-    );
+    if (results.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done: Completion = { left: results.length, resolve, reject };
+      const time = this.resultTime();
+      for (const result of results) this.queueResult(result, time, done);
+      this.scheduleFlush();
+    });
   }
 
   /**
@@ -154,26 +146,51 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
    * in one produce request.
    */
   publish(topic: string, record: OutboundRecord): Promise<void> {
-    return this.publishAll([{ topic, record }]);
+    return new Promise((resolve, reject) => {
+      const message: Message = { key: record.key, value: record.value, headers: record.headers };
+      this.queue.push({
+        topic,
+        message,
+        bytes: recordBytes(record),
+        done: { left: 1, resolve, reject },
+      });
+      this.scheduleFlush();
+    });
   }
 
-  /** {@link publish} for many records, with one promise for all of them. */
-  private publishAll(
-    records: ReadonlyArray<{ topic: string; record: OutboundRecord }>,
-  ): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done: Completion = { left: records.length, resolve, reject };
-      for (const { topic, record } of records) {
-        const message: Message = { key: record.key, value: record.value, headers: record.headers };
-        this.queue.push({ topic, message, bytes: recordBytes(record), done });
-      }
-      if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+  /** Encodes a result and queues its record, traced; `done` hears when it is acknowledged. */
+  private queueResult(
+    { event, template, outcome, source }: ResultToPublish,
+    time: string,
+    done: Completion,
+  ): void {
+    const { mode, source: resultSource } = this.config.results;
+    const topic = resultTopic(outcome, this.config.topics);
+    const encoded = encodeResult(resultFor(event, template, outcome, time, resultSource), mode);
+    const send = this.tracing.produce(source.trace, topic, {
+      ...source.headers,
+      ...encoded.headers,
     });
+    const message = { key: source.key, value: encoded.value, headers: send.headers };
+    this.queue.push({ topic, message, bytes: recordBytes(message), done, end: send.end });
+  }
+
+  /** The `time` of a result published now: one text per millisecond, not a Date per result. */
+  private resultTime(): string {
+    const now = Date.now();
+    if (now !== this.timeAt) {
+      this.timeAt = now;
+      this.timeText = new Date(now).toISOString();
+    }
+    return this.timeText;
+  }
+
+  private scheduleFlush(): void {
+    if (this.queue.length >= MAX_RECORDS_PER_FLUSH) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   /**
@@ -270,10 +287,16 @@ export class ResultPublisher implements OnModuleInit, OnApplicationShutdown {
         this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages }),
       );
     } catch (error) {
-      for (const item of items) item.done.reject(error);
+      for (const item of items) {
+        item.end?.(error);
+        item.done.reject(error);
+      }
       return;
     }
-    for (const item of items) if (--item.done.left === 0) item.done.resolve();
+    for (const item of items) {
+      item.end?.();
+      if (--item.done.left === 0) item.done.resolve();
+    }
   }
 
   /**
