@@ -16,12 +16,12 @@ import {
 
 jest.setTimeout(90_000);
 
-/** What `main.ts` allows a stop beyond SHUTDOWN_TIMEOUT_MS (README, "Health and shutdown"). */
+/** What `main.ts` allows a stop beyond SHUTDOWN_TIMEOUT_MS (docs/operations.md, "Health and shutdown"). */
 const SHUTDOWN_MARGIN_MS = 5_000;
 /** Between the child's exit and the parent's 'exit' event, on a busy machine. */
 const EXIT_SEEN_MS = 1_000;
 /**
- * "/health/live answers from the start, while the consumer is still joining" (README): the join
+ * "/health/live answers from the start, while the consumer is still joining" (docs/operations.md): the join
  * is held up for 20 s, so an answer within 10 s cannot have waited for it, even on a saturated
  * CI machine. How much CPU the process used until then is printed, not asserted: it is a figure
  * of start-up cost (about 1.6 s here, 2.3 s with the CPU saturated beside it), not a promise.

@@ -24,7 +24,7 @@ function traceparent(i: number): { traceId: string; spanId: string; header: stri
 }
 
 /**
- * README, "Traces": one consume span per record continuing the inbound traceparent; the vendor
+ * docs/operations.md, "Traces": one consume span per record continuing the inbound traceparent; the vendor
  * request as a span of its own, linked to every event it carries; the result's publication as a
  * child of the record's span; and the result's traceparent pointing at that publication. The
  * SDK's in-memory exporter collects what the service made, on the real broker.
@@ -144,7 +144,7 @@ interface OtlpExport {
 }
 
 /**
- * README, "Traces": the built service, configured by the standard OTEL_* variables alone, exports
+ * docs/operations.md, "Traces": the built service, configured by the standard OTEL_* variables alone, exports
  * its spans over OTLP (here http/json to a collector stand-in on loopback), and flushes them when
  * it stops.
  */

@@ -2,7 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { asyncApiDocument } from './asyncapi.document';
 
-/** The path the AsyncAPI document is served at (the README and the document name it). */
+/** The path the AsyncAPI document is served at (docs/events.md and the document name it). */
 export const ASYNCAPI_PATH = 'asyncapi.json';
 
 /**

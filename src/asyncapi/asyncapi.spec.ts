@@ -115,8 +115,10 @@ describe('the AsyncAPI document', () => {
     expect(payload(event) ? [] : payload.errors).toEqual([]);
   });
 
-  it("accepts the README's example events as plain JSON envelopes of their type", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('accepts the example events of the README and docs/events.md as plain JSON envelopes of their type', () => {
+    const readme = ['README.md', 'docs/events.md']
+      .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+      .join('\n');
     const examples = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
       .map(([, block]) => JSON.parse(block) as { type?: unknown; data?: unknown })
       .filter((block) => typeof block.type === 'string' && block.data !== undefined);

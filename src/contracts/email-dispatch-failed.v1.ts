@@ -6,7 +6,7 @@ export const EMAIL_DISPATCH_FAILED_V1 = 'email.dispatch.failed.v1';
 /**
  * The `errorCode`s of `email.dispatch.failed.v1`, each with the `retriable` it is published with:
  * whether redriving the source event later can succeed. Codes are part of the contract: a new
- * one is an addition here and in the README, an existing one never changes its name or meaning.
+ * one is an addition here and in docs/events.md, an existing one never changes its name or meaning.
  * Vendor trouble that the service waits out (401/403, 408/425/429, 5xx, network failures it
  * retries) never ends in a failed result, so it has no code.
  */
@@ -46,7 +46,7 @@ export class EmailDispatchFailedV1Data {
   @IsString()
   template!: string;
 
-  /** One of `DISPATCH_FAILURE_CODES`; stable across releases (the README lists them). */
+  /** One of `DISPATCH_FAILURE_CODES`; stable across releases (docs/events.md lists them). */
   @IsIn(DISPATCH_FAILURE_CODES)
   errorCode!: DispatchFailureCode;
 

@@ -4,7 +4,7 @@ import type { JsonSchema } from './json-schema';
 import { RESULT_DATA_CONTRACTS } from './contract-schemas';
 
 /*
- * The README's table of result `data` fields (between `<!-- result-fields -->` markers) says
+ * docs/events.md's table of result `data` fields (between `<!-- result-fields -->` markers) says
  * what the published result schemas say: every field, and which are optional (`name?`).
  */
 
@@ -13,9 +13,9 @@ const FIELD = /^[a-z][A-Za-z0-9]*\??$/;
 
 /** Each row's fields, by its first cell: a type, or `every result`. */
 function documented(): Map<string, string[]> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /<!-- result-fields -->([\s\S]*?)<!-- \/result-fields -->/.exec(readme);
-  if (!section) throw new Error('README: no <!-- result-fields --> section');
+  const events = readFileSync(join(ROOT, 'docs/events.md'), 'utf8');
+  const section = /<!-- result-fields -->([\s\S]*?)<!-- \/result-fields -->/.exec(events);
+  if (!section) throw new Error('docs/events.md: no <!-- result-fields --> section');
   const rows = new Map<string, string[]>();
   for (const line of section[1].split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
@@ -37,7 +37,7 @@ function published(type: string): string[] {
   return Object.keys(schema.properties as JsonSchema).map((f) => (required.has(f) ? f : `${f}?`));
 }
 
-describe('the README’s result fields', () => {
+describe('the result fields of docs/events.md', () => {
   const rows = documented();
 
   it('has a row per result type and one for every result', () => {

@@ -9,7 +9,7 @@ import { BEYOND_STANDARD, STANDARD_FORMATS } from './json-schema-rules';
 /*
  * What a foreign team sees: every published schema is standard JSON Schema (draft-07), which a
  * strict validator that knows only the standard formats compiles, and each rule of the service
- * that JSON Schema cannot say is in the description where it applies and in the README.
+ * that JSON Schema cannot say is in the description where it applies and in docs/events.md.
  */
 
 const ROOT = join(__dirname, '../..');
@@ -67,8 +67,8 @@ describe('the published schemas, read by a standard validator', () => {
     expect(serviceAccepts(event as unknown as Record<string, unknown>)).toBe(false);
   });
 
-  it('has each rule beyond JSON Schema named in the README', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('has each rule beyond JSON Schema named in docs/events.md', () => {
+    const readme = readFileSync(join(ROOT, 'docs/events.md'), 'utf8');
     for (const key of Object.keys(BEYOND_STANDARD)) {
       const keyword = key.startsWith('format:') ? `format: ${key.slice(7)}` : key;
       expect([key, readme.includes(`\`${keyword}\``)]).toEqual([key, true]);

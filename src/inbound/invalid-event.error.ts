@@ -1,4 +1,4 @@
-/** Why a record was dead-lettered; the README's dead-letter section says what triggers each. */
+/** Why a record was dead-lettered; docs/events.md's dead-letter table says what triggers each. */
 export type InvalidEventCode =
   | 'UNPARSEABLE'
   | 'OVERSIZED'

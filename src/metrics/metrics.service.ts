@@ -35,7 +35,7 @@ const BATCH_RECORDS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000
 const GATE_CAUSES = ['auth', 'outage'] as const;
 
 /**
- * The service's Prometheus metrics, served at GET /metrics. The README's _Metrics_ section lists
+ * The service's Prometheus metrics, served at GET /metrics. docs/operations.md's _Metrics_ section lists
  * every family; `test/deploy/monitoring.spec.ts` holds the dashboard and alert rules to the names
  * registered here.
  *

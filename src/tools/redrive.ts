@@ -7,7 +7,7 @@ import { Redriver, type RedriveSummary } from './redrive/redriver';
 
 /**
  * `npm run redrive -- --code CODE [--topic T] [--since T] [--until T] [--dry-run] [--rate N]`:
- * republishes dead letters to their original topics; see the README's "Redriving dead letters".
+ * republishes dead letters to their original topics; see docs/events.md, "Redriving dead letters".
  * Reads the service's environment variables for the broker, its security and the topic names.
  */
 export async function runRedrive(

@@ -63,7 +63,7 @@ describe('three replicas sharing the contacts budget of 60 a minute', () => {
 
     // Exactly one result per command, none failed, and no list name created twice. A rebalance
     // (a replica starved past its session timeout, say) may publish a recorded outcome again:
-    // the copy carries the same id and list (README, "Results and offsets are not one Kafka
+    // the copy carries the same id and list (docs/architecture.md, "Results and offsets are not one Kafka
     // transaction"), so results count per command, and any conflicting copy fails.
     const byCommand = new Map<string, EmailContactListCreatedV1>();
     const conflicting: string[] = [];
