@@ -36,8 +36,8 @@ const GATE_CAUSES = ['auth', 'outage'] as const;
 
 /**
  * The service's Prometheus metrics, served at GET /metrics. The README's _Metrics_ section lists
- * every family; `test/deploy/monitoring.spec.ts` holds the dashboard and alert rules to the names
- * registered here.
+ * every family; `test/deploy/monitoring.deploy-spec.ts` holds the dashboard and alert rules to the
+ * names registered here.
  *
  * Cost on the hot path: prom-client hashes the label set on every `inc`/`observe` (about 200 ns
  * and a string), children from `labels()` included. Families counted per record (dead letters,
