@@ -46,7 +46,7 @@ module.exports = {
       transform,
       setupFiles,
       roots: ['<rootDir>/test/deploy'],
-      testMatch: ['**/*.spec.ts'],
+      testMatch: ['**/*.deploy-spec.ts'],
     },
   ],
 };

@@ -11,6 +11,7 @@ import type { BenchReport, LatencyResult, ThroughputResult } from './report/resu
 import { fmt, headline, ms } from './report/summary';
 import { commit, machine, notes } from './report/run-meta';
 import { allocationSummary, eventsHandled, profileSummary } from './report/profile-summary';
+import { readSizing } from './report/sizing';
 import { writeReport } from './report/write-report';
 import { runBacklog } from './phases/backlog.runner';
 import type { BenchContext, EventPhase, InputTopics } from './phases/bench-context';
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
       latency,
       backlog,
     };
-    const files = writeReport(report, resolve(root, options.outDir), stamp);
+    const files = writeReport(report, resolve(root, options.outDir), stamp, readSizing(root));
     if (options.profile) {
       const summary = join(resolve(root, options.outDir), `${stamp}.profile.md`);
       // Each workload by stage: the floors' CPU beside mailbridge's, those of them that ran.

@@ -72,8 +72,8 @@ export async function startConsuming(app: INestApplication, config: AppConfig): 
   if (config.kafka.createTopics) await ensureTopics(kafka, config);
   else await checkTopicsExist(kafka, config);
   await app.startAllMicroservices();
-  // The heap limit comes from NODE_OPTIONS (the image sets one for a 256 MB container): said here
-  // so that an operator sees which one a process actually runs with.
+  // The heap limit comes from NODE_OPTIONS (the image sets one to fit its container's memory
+  // limit): said here so that an operator sees which one a process actually runs with.
   const heapLimit = getHeapStatistics().heap_size_limit;
   const logger = new Logger('mailbridge');
   logger.log(`started in ${config.mode} mode (heap limit ${Math.round(heapLimit / 2 ** 20)} MB)`);

@@ -1,5 +1,6 @@
 import { median } from '../measure/percentiles';
 import type { BenchReport } from './result-types';
+import { sizingSection, type Sizing } from './sizing';
 import {
   fmt,
   headline,
@@ -11,8 +12,11 @@ import {
   type PhaseSummary,
 } from './summary';
 
-/** The Markdown table of one run; `chart` is the SVG's path relative to the Markdown file. */
-export function markdownReport(report: BenchReport, chart: string): string {
+/**
+ * The Markdown table of one run; `chart` is the SVG's path relative to the Markdown file; with
+ * `sizing`, a section saying whether this run still fits the Deployment's reviewed sizing.
+ */
+export function markdownReport(report: BenchReport, chart: string, sizing?: Sizing): string {
   const { meta } = report;
   const m = meta.machine;
   const throughput = summarizeThroughput(report.throughput);
@@ -30,6 +34,7 @@ export function markdownReport(report: BenchReport, chart: string): string {
     `![throughput and latency per phase](${chart})`,
     '',
   ];
+  if (sizing) out.push(...sizingSection(report, sizing));
   for (const workload of ['user', 'order'] as const) {
     const rows = throughput.filter((s) => s.workload === workload);
     if (rows.length === 0) continue;

@@ -66,8 +66,8 @@ export function campaignBody(
   // `…,"recipients":{"to":[]}}` with the recipients written between the brackets, each straight
   // into the body. Joined into one string first, one character beyond Latin-1 in the shared
   // content (the welcome body's em dash) made V8 keep all of it at two bytes a character, and
-  // that string was built, encoded whole and dropped for every request: 5 times the time
-  // (`npm run bench:body`, docs/benchmark.md).
+  // that string was built, encoded whole and dropped for every request, at several times the
+  // cost of this (`npm run bench:body` compares them, docs/benchmark.md).
   const empty = JSON.stringify({ ...content, recipients: { to: [] } });
   const head = empty.slice(0, -3);
   let size = Buffer.byteLength(head) + Math.max(0, indexes.length - 1) + CLOSE.length;

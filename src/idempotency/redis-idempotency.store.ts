@@ -47,8 +47,9 @@ interface ClaimRequest {
 }
 
 /**
- * Claims or outcomes per Redis command at most: a script runs alone on the server, and a few
- * hundred keys keep each one well under a millisecond.
+ * Claims or outcomes per Redis command at most: a script runs alone on the server, so every other
+ * client waits while it runs; a bounded batch keeps that wait short and still shares one round
+ * trip among many keys.
  */
 const MAX_BATCH = 500;
 

@@ -3,19 +3,17 @@ const MiB = 2 ** 20;
 /**
  * What the heap holds besides the window, and what each record the window may hold adds to it:
  * the record decoded, its parsed event, its claim, the promises waiting on it, its result, and its
- * share of the fetched records kafkajs has decoded that wait to be admitted. Measured on the
- * benchmark's backlog of `user.signed_up.v1` (about 0.5 KB each with headers) under the image's
- * heap limit (140 MB): a heap snapshot with a window of 2,000 held 72 MB live, and with 4,000 the
- * last mark-compacts before the process ran out of memory kept 117 to 120 MB. Larger events weigh
- * more.
+ * share of the fetched records kafkajs has decoded that wait to be admitted. Fitted to heap
+ * snapshots of the benchmark's backlog of `user.signed_up.v1` under the image's heap limit, at
+ * two window sizes (the figures are in the commit that set these). Larger events weigh more.
  */
 export const HEAP_BASE_BYTES = 25 * MiB;
 export const HEAP_BYTES_PER_RECORD = 24 * 1024;
 
 /**
- * The share of the heap limit the live heap may take at a full window. In the same benchmark a
- * window of 3,000 (about 95 MB live by the figures above, 68 %) drained at full rate with a peak
- * RSS of 256 MB, and windows of 4,000 and 5,000 ran out of memory.
+ * The share of the heap limit the live heap may take at a full window: the rest is V8's room to
+ * collect in. In the same benchmark the largest window under this share drained at full rate,
+ * and the next sizes above it ran out of memory (the figures are in the commit that set it).
  */
 export const HEAP_LIVE_SHARE = 0.7;
 

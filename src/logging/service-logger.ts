@@ -99,11 +99,11 @@ const MAX_WRITE = 1024 * 1024;
  * what is pending when the process exits.
  *
  * One write at a time, the next started from the event loop when the last completes, each of
- * at most `maxWrite` bytes. At sonic-boom's 16 KiB a service busy for tens of milliseconds per
- * event-loop turn wrote less than its line per event, even into a file, and the lines piled up
- * (45,000 of them, 18 MB, in a benchmark run on orders that then ran out of heap); at 1 MiB the
- * same run kept up. What waits is bounded all the same: past `maxBytes` a line is dropped
- * (sonic-boom's `drop` event, which {@link DroppedLines} counts).
+ * at most `maxWrite` bytes. With sonic-boom's small default, a service whose event-loop turns run
+ * long writes less per turn than it logs, even into a file, and the lines pile up on the heap
+ * until it runs out; `MAX_WRITE` lets one write carry a busy turn's lines. What waits is bounded
+ * all the same: past `maxBytes` a line is dropped (sonic-boom's `drop` event, which
+ * {@link DroppedLines} counts).
  */
 export function bufferedDestination(
   fd: number,

@@ -26,7 +26,7 @@ export interface GateReading {
 export type VendorEndpointLabel = 'relay' | 'contacts';
 
 /**
- * Seconds, for a vendor that answers in 25 ms on a good day and is cut off at its 30 s body
+ * Seconds, from a vendor answering at its quickest on a good day to one cut off at its 30 s body
  * timeout on a bad one.
  */
 const VENDOR_SECONDS_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
@@ -35,12 +35,12 @@ const BATCH_RECORDS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000
 const GATE_CAUSES = ['auth', 'outage'] as const;
 
 /**
- * The service's Prometheus metrics, served at GET /metrics. docs/operations.md's _Metrics_ section lists
- * every family; `test/deploy/monitoring.spec.ts` holds the dashboard and alert rules to the names
- * registered here.
+ * The service's Prometheus metrics, served at GET /metrics. docs/operations.md's _Metrics_ section
+ * lists every family; `test/deploy/monitoring.deploy-spec.ts` holds the dashboard and alert rules
+ * to the names registered here.
  *
- * Cost on the hot path: prom-client hashes the label set on every `inc`/`observe` (about 200 ns
- * and a string), children from `labels()` included. Families counted per record (dead letters,
+ * Cost on the hot path: prom-client hashes the label set on every `inc`/`observe` (building a
+ * string each time), children from `labels()` included. Families counted per record (dead letters,
  * ignored fields) therefore count into a plain map and are handed to prom-client at scrape
  * time; gauges of the consumer and the gate are read at scrape time; the histograms are observed
  * once per vendor request or fetched batch, not per event.

@@ -5,8 +5,9 @@ import calculateSlot from 'cluster-key-slot';
  * Cluster runs a script only on keys of one slot), all issued in the same turn, and answers each
  * item in the batch's order. `cluster-key-slot` is the slot function ioredis itself routes by
  * (and depends on), so a group here is what ioredis would send to one node.
- * On one Redis, which holds every slot, the batch stays one call: split there, the benchmark's
- * sign-ups cost twice the service's CPU (a script call per claim, mark and outcome).
+ * On one Redis, which holds every slot, the batch stays one call: split there, a batch would
+ * become a script call per claim, mark and outcome, and the calls, not the keys in them, are
+ * what Redis work costs the service.
  */
 export async function perSlot<Item, Reply>(
   items: readonly Item[],

@@ -2,9 +2,9 @@
 -- (or `{<prefix>win}:` on a sharded Redis, so that every window key shares one hash slot);
 -- ARGV[2]: now (ms). Keys a script finds by name (a window's lists) are built from the base.
 local B, now = ARGV[1], tonumber(ARGV[2])
--- Expiries this call has made sure of: a turn's orders mostly share their list and window, and
--- asking Redis again for each of them was a third of the add script's commands. Nothing in a
--- script shortens an expiry, and keys are kept once written, so a kept key stays kept.
+-- Expiries this call has made sure of: a turn's orders mostly share their list and window, so
+-- asking Redis again for each of them would repeat, order after order, a PTTL already answered.
+-- Nothing in a script shortens an expiry, and keys are kept once written, so a kept key stays kept.
 local kept = {}
 local function keep(key, fromMs, retention)
   local at = fromMs + retention * 1000

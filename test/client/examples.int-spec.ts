@@ -65,6 +65,15 @@ describe('the examples of @mailbridge/contracts', () => {
       ),
     );
     expect(await Promise.all(runsOf.map((run) => run.finished()))).toEqual(runsOf.map(() => 0));
+    // Each prints what it published and nothing else (npm's own "> script" banner aside): no
+    // kafkajs log line, such as its warning of a producer that names no partitioner.
+    for (const run of runsOf) {
+      const printed = run.stdout().split('\n');
+      expect(
+        printed.filter((l) => l && !l.startsWith('> ') && !l.startsWith('published ')),
+      ).toEqual([]);
+      expect(run.stderr()).not.toContain('"logger":"kafkajs"');
+    }
     const published = runsOf.flatMap(publishedEvents);
     expect(published).toHaveLength(16);
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
@@ -10,6 +10,8 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import type { BenchReport } from '../../bench/report/result-types';
+import { footprintOf, readSizing, type Footprint, type Sizing } from '../../bench/report/sizing';
 
 /**
  * Renders the Kustomize trees under deploy/ and validates what they make, offline:
@@ -175,51 +177,15 @@ export function heapCapMiB(nodeOptions: string): number {
   return Number(old) + 3 * Number(semi);
 }
 
-export interface Footprint {
-  file: string;
-  /** Highest RSS of any mailbridge phase, MiB (the benchmark's "MB" are MiB). */
-  peakRssMiB: number;
-  /** Cores a replica uses at full speed, per repetition: events/s x CPU ms per 1,000 events. */
-  signUpCores: number[];
-  orderCores: number[];
-}
-
-interface BenchThroughput {
-  workload: string;
-  phase: string;
-  eventsPerSecond: number;
-  cpuMsPer1kEvents: number;
-  peakRssMb: number;
-}
-
-/** The measured footprint in the newest benchmark result (bench/results/<time>.json). */
-export function measuredFootprint(): Footprint {
-  const dir = join(ROOT, 'bench/results');
-  const file = readdirSync(dir)
-    .filter((name) => /^\d{4}-\d\d-\d\dT\d{4}\.json$/.test(name))
-    .sort()
-    .at(-1);
-  if (!file) throw new Error('no benchmark result in bench/results');
-  const report = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
-    throughput: BenchThroughput[];
-    latency: Array<{ phase: string; peakRssMb: number }>;
-    backlog?: { peakRssMb: number };
-  };
-  const runs = report.throughput.filter((t) => t.phase === 'mailbridge');
-  const cores = (workload: string): number[] =>
-    runs
-      .filter((t) => t.workload === workload)
-      .map((t) => (t.eventsPerSecond * t.cpuMsPer1kEvents) / 1e6);
-  return {
-    file: `bench/results/${file}`,
-    peakRssMiB: Math.max(
-      ...runs.map((t) => t.peakRssMb),
-      ...report.latency.filter((l) => l.phase === 'mailbridge').map((l) => l.peakRssMb),
-      report.backlog?.peakRssMb ?? 0,
-    ),
-    signUpCores: cores('user'),
-    orderCores: cores('order'),
-  };
+/**
+ * The reviewed sizing the Deployment's resources are set from (deploy/sizing.json), and the
+ * footprint the benchmark result it cites gives: the two must agree, so the file cannot drift
+ * from the run it names.
+ */
+export function reviewedSizing(): { sizing: Sizing; cited: Footprint } {
+  const sizing = readSizing(ROOT);
+  const result = JSON.parse(readFileSync(join(ROOT, sizing.source.result), 'utf8')) as BenchReport;
+  return { sizing, cited: footprintOf(result) };
 }
 
 /** A Kubernetes quantity: cores for CPU, MiB for memory. */
