@@ -11,10 +11,18 @@ export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
 
 /** Sending each event once (`IDEMPOTENCY_*`, `REDIS_URL`), and a send whose fate is unknown. */
 export class IdempotencyEnvironment extends BatchingEnvironment {
+  /**
+   * Where sent actions are remembered: `redis`, shared by the replicas, or `memory`, one process's
+   * own.
+   */
   @Default('redis', { local: 'memory' })
   @IsIn(IDEMPOTENCY_STORES)
   IDEMPOTENCY_STORE!: IdempotencyStoreKind;
 
+  /**
+   * Redis of the idempotency store, the shared vendor budget and the contact-list windows;
+   * `rediss://` for TLS.
+   */
   @Default('redis://127.0.0.1:6379')
   @IsUrl(
     { require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] },
@@ -22,30 +30,38 @@ export class IdempotencyEnvironment extends BatchingEnvironment {
   )
   REDIS_URL!: string;
 
+  /** Prefix of every key the service writes to Redis. */
   @Default('mailbridge:idem:')
   @Matches(/^[\w:.-]{0,100}$/, {
     message: 'IDEMPOTENCY_KEY_PREFIX may hold letters, digits and _ : . -',
   })
   IDEMPOTENCY_KEY_PREFIX!: string;
 
+  /** How long an outcome is remembered; a redelivery later than this sends again. */
   @Default('604800')
   @Type(() => Number)
   @IsInt()
   @Min(60)
   IDEMPOTENCY_TTL_SECONDS!: number;
 
+  /** How long an unfinished claim blocks other instances; renewed while its owner works. */
   @Default('120000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   IDEMPOTENCY_CLAIM_TTL_MS!: number;
 
+  /** How long an instance counts as alive after its last heartbeat (sent every quarter of it). */
   @Default('10000')
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   IDEMPOTENCY_INSTANCE_TTL_MS!: number;
 
+  /**
+   * A send that may already have reached the vendor: `resend` (at-least-once) or `fail` (an
+   * `AMBIGUOUS_SEND` result).
+   */
   @Default('resend')
   @IsIn(AMBIGUOUS_SEND_POLICIES)
   AMBIGUOUS_SEND_POLICY!: AmbiguousSendPolicy;

@@ -9,14 +9,21 @@ export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
- * The service's own settings: its mode, its logs and its HTTP port. The first of the areas that
- * `EnvironmentVariables` is built from (see `environment.dto.ts`).
+ * The service's own settings: its mode, its logs and its HTTP port.
+ *
+ * The first of the areas that `EnvironmentVariables` is built from (see `environment.dto.ts`).
  */
 export class ServiceEnvironment {
-  /** Chooses the defaults, so it has none of its own here: `loadConfig` takes `production`. */
+  /**
+   * `local` fills in loopback defaults for the broker, the vendor (the sandbox), its keys and the
+   * sender; `production` requires them.
+   *
+   * Chooses the defaults, so it has none of its own here: `loadConfig` takes `production`.
+   */
   @IsIn(MODES)
   MAILBRIDGE_MODE!: Mode;
 
+  /** The most verbose level written; `log` is pino's `info` and `verbose` pino's `trace`. */
   @Default('log')
   @IsIn(LOG_LEVELS)
   LOG_LEVEL!: LogLevel;
@@ -37,6 +44,7 @@ export class ServiceEnvironment {
   @Max(134217728)
   LOG_BUFFER_MAX_BYTES!: number;
 
+  /** Port of `/health/*` and `/metrics`; `0` takes any free port. */
   @Default('3000')
   @Type(() => Number)
   @IsInt()
