@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisWindowStore } from '../src/windows/redis-window.store';
-import type { ListWindow, WindowEntry } from '../src/windows/window.store';
 import { waitFor } from './support/kafka-helpers';
+import { windowEntry } from './support/window-entries';
 import { monitorRedis } from './support/redis-monitor';
 import { windowStoreContract } from './support/window-store.contract';
 
@@ -42,30 +42,18 @@ describe('RedisWindowStore on the real Redis', () => {
       );
     return { redis, prefix, store, forget };
   };
-  const order = (w: ListWindow, n: number): WindowEntry => ({
-    window: w,
-    present: w,
-    order: {
-      ref: `o${n}:t`,
-      eventId: `o${n}`,
-      eventType: 'order.placed.v1',
-      template: 't',
-      key: null,
-      headers: {},
-    },
-    address: `buyer${n}@example.com`,
-    member: { email: `buyer${n}@example.com` },
-  });
 
   it('sends the orders of one turn to Redis as one script call', async () => {
     const { redis, prefix, store, forget } = storeOnRedis(1_000);
     const calls = jest.spyOn(redis, 'mailbridgeWindowAdd');
     const w = { name: 'new-customers-turn', end: Date.now() + 60_000 };
-    const placed = await Promise.all(Array.from({ length: 50 }, (_, n) => store.add(order(w, n))));
+    const placed = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => store.add(windowEntry(w, n))),
+    );
     expect(placed.every((p) => p.status === 'added' && p.list === w.name)).toBe(true);
     expect(calls).toHaveBeenCalledTimes(1);
     // The next turn's order is a call of its own.
-    expect(await store.add(order(w, 0))).toEqual({ status: 'duplicate', list: w.name });
+    expect(await store.add(windowEntry(w, 0))).toEqual({ status: 'duplicate', list: w.name });
     expect(calls).toHaveBeenCalledTimes(2);
     expect(await redis.hlen(`${prefix}win:m:${w.name}`)).toBe(50);
     await forget(w.name);
@@ -98,9 +86,9 @@ describe('RedisWindowStore on the real Redis', () => {
   it('reads a window and its list once per turn: per order, one read and three writes', async () => {
     const { store, prefix, forget } = storeOnRedis(1_000);
     const w = { name: 'new-customers-reads', end: Date.now() + 60_000 };
-    await store.add(order(w, 0));
+    await store.add(windowEntry(w, 0));
     // 50 orders in one turn, the last with the address of the first: 49 new members.
-    const turn = Array.from({ length: 50 }, (_, n) => order(w, n + 1));
+    const turn = Array.from({ length: 50 }, (_, n) => windowEntry(w, n + 1));
     turn[49] = { ...turn[49], address: turn[0].address, member: turn[0].member };
     const ran = await commandsWhile(prefix, () => Promise.all(turn.map((e) => store.add(e))));
     const tally: Record<string, number> = {};
@@ -126,7 +114,9 @@ describe('RedisWindowStore on the real Redis', () => {
     // The orders' present window is the next one, which no order has gone to: it has no keys.
     const present = { name: 'new-customers-keep-next', end: w.end + 60_000 };
     const asked = await pttlsWhile(prefix, () =>
-      Promise.all(Array.from({ length: 50 }, (_, n) => store.add({ ...order(w, n), present }))),
+      Promise.all(
+        Array.from({ length: 50 }, (_, n) => store.add({ ...windowEntry(w, n), present })),
+      ),
     );
     // The list's state, members and orders; the window's lists and orders: five keys, once each;
     // never the present window's, which no order went to.
@@ -148,7 +138,7 @@ describe('RedisWindowStore on the real Redis', () => {
       () => now,
     );
     const closed = { name: `closed-${now}`, end: now + 1_000 };
-    await store.add({ ...order(closed, 1), present: closed });
+    await store.add({ ...windowEntry(closed, 1), present: closed });
     now += 3_000;
     expect((await store.take('a', 60_000))?.name).toBe(closed.name);
     // The present window has no keys yet. In one turn, the first order (of another window)
@@ -156,8 +146,8 @@ describe('RedisWindowStore on the real Redis', () => {
     const present = { name: `present-${now}`, end: now + 60_000 };
     const other = { name: `other-${now}`, end: present.end };
     const placed = await Promise.all([
-      store.add({ ...order(other, 2), present }),
-      store.add({ ...order(closed, 3), present }),
+      store.add({ ...windowEntry(other, 2), present }),
+      store.add({ ...windowEntry(closed, 3), present }),
     ]);
     expect(placed).toEqual([
       { status: 'added', list: other.name },
@@ -171,7 +161,7 @@ describe('RedisWindowStore on the real Redis', () => {
   it('sets the expiry of a day-long window from its close, not from its start', async () => {
     const { redis, prefix, store, forget } = storeOnRedis(10);
     const day = { name: 'new-customers-day', end: Date.now() + 86_400_000 };
-    await store.add(order(day, 1));
+    await store.add(windowEntry(day, 1));
     for (const key of ['win:l:', 'win:m:', 'win:r:', 'win:o:']) {
       expect(await redis.pttl(`${prefix}${key}${day.name}`)).toBeGreaterThan(86_400_000 + 50_000);
     }

@@ -9,8 +9,8 @@ import type { ActionOutcome } from '../../src/contracts/action-outcome';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
 import { RedisConnection } from '../../src/redis/redis.connection';
 import { RedisWindowStore } from '../../src/windows/redis-window.store';
-import type { WindowEntry } from '../../src/windows/window.store';
 import { freePort } from '../support/free-port';
+import { windowEntry } from '../support/window-entries';
 import { waitFor } from '../support/kafka-helpers';
 
 /**
@@ -115,20 +115,7 @@ describe('the stores on a Redis Cluster', () => {
     );
     const window = { name: 'new-customers-earlier', end: now - 1 };
     const present = { name: 'new-customers-now', end: now + 3_600_000 };
-    const entry = (n: number): WindowEntry => ({
-      window,
-      present,
-      order: {
-        ref: `order-${n}`,
-        eventId: `e${n}`,
-        eventType: 'order.placed',
-        template: 'new-customers',
-        key: null,
-        headers: {},
-      },
-      address: `c${n}@example.com`,
-      member: { email: `c${n}@example.com` },
-    });
+    const entry = (n: number) => windowEntry(window, n, present);
     // Three orders in one call: the third fills the list past two members into a continuation.
     const placed = await Promise.all([1, 2, 3].map((n) => store.add(entry(n))));
     expect(placed.map((p) => p.list)).toEqual([window.name, window.name, `${window.name}-2`]);

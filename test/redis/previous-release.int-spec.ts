@@ -6,6 +6,7 @@ import type { ActionOutcome } from '../../src/contracts/action-outcome';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis-idempotency.store';
 import { RedisWindowStore } from '../../src/windows/redis-window.store';
 import type { ListWindow, WindowEntry, WindowStoreOptions } from '../../src/windows/window.store';
+import { windowEntry } from '../support/window-entries';
 
 /** The previous release's scripts, as they were: `test/fixtures/previous-release/`. */
 const script = (...names: string[]) =>
@@ -177,20 +178,8 @@ describe('a replica of the previous release and one of this release on one Redis
     expect(await previous.claim(mine, 'previous/h')).toBe(`done|${JSON.stringify(sent)}`);
   });
 
-  const entry = (w: ListWindow, n: number): WindowEntry => ({
-    window: w,
-    present: { name: `${w.name}-present`, end: Date.now() + 3_600_000 },
-    order: {
-      ref: `o${n}:t`,
-      eventId: `o${n}`,
-      eventType: 'order.placed.v1',
-      template: 't',
-      key: null,
-      headers: {},
-    },
-    address: `buyer${n}@example.com`,
-    member: { email: `buyer${n}@example.com` },
-  });
+  const entry = (w: ListWindow, n: number): WindowEntry =>
+    windowEntry(w, n, { name: `${w.name}-present`, end: Date.now() + 3_600_000 });
 
   it('gathers one window from the orders of both releases into one list, which either may create', async () => {
     const w = { name: `w-${randomUUID()}`, end: Date.now() - 2_000 };
