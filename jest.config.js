@@ -3,12 +3,19 @@
 // the machine's real Redis; and the manifests under deploy/, rendered and validated offline
 // (test/deploy). NestJS 12 is ESM: jest loads it through require(esm), which needs Node >= 24.9
 // and --experimental-vm-modules (see package.json "test").
+const { availableParallelism } = require('node:os');
+
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 // Nest and class-transformer read decorator metadata; entry points import this, tests get it here.
 const setupFiles = ['reflect-metadata'];
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Integration specs spend most of their time waiting (for a group join, a window to close, a
+  // rate's minute, a child process), not computing, so several spec files at once shorten the
+  // suite even on two cores. Each spec owns its topics, groups and Redis prefix
+  // (test/support/kafka-helpers.ts uniqueName), so they never see one another's records.
+  maxWorkers: Math.max(3, availableParallelism() - 1),
   projects: [
     {
       displayName: 'unit',

@@ -30,7 +30,12 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-npx --no-install nest build
+# Builds only when a source is newer than the build: a current build is left as it is, so
+# nothing else running from dist/ (the test suite runs several spec files at once) sees it
+# deleted and rewritten. `npm run build` always builds.
+if [ ! -f dist/main.js ] || [ -n "$(find src tsconfig.json tsconfig.build.json nest-cli.json -newer dist/main.js -print -quit)" ]; then
+  npx --no-install nest build
+fi
 if [ -z "${KAFKA_BROKERS:-}" ]; then
   own_broker=true
   bash scripts/kafka/kafka.sh start >/dev/null

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/free-port';
@@ -138,8 +138,12 @@ describe('npm run local', () => {
   });
 
   it('stops everything on Ctrl-C (SIGINT to its process group), using a broker it did not start', async () => {
+    // `npm test` has just built dist/: `npm run local` leaves a current build as it is, since the
+    // spec files running beside this one start the service from it.
+    const built = statSync(join(ROOT, 'dist/main.js')).mtimeMs;
     const local = await startLocal({ KAFKA_BROKERS: testBrokers().join(',') });
     expect(started.length).toBeGreaterThanOrEqual(2);
+    expect(statSync(join(ROOT, 'dist/main.js')).mtimeMs).toBe(built);
 
     process.kill(-local.pid, 'SIGINT');
     expect(await leftAfterStop(started)).toEqual([]);
