@@ -33,7 +33,7 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
   });
   afterAll(() => fixture.stop());
 
-  it('confirms every order with its own values as attributes, escaped for HTML', async () => {
+  it('confirms every order with its own values as plain-text attributes', async () => {
     const sent = await waitFor(
       () => {
         const r = fixture.collector.results<EmailCampaignSentV1>(
