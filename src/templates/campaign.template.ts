@@ -22,7 +22,7 @@ const TEXT = '_TEXT';
 export class CampaignTemplate {
   readonly content: CampaignContent;
   private readonly vendorEscapes: boolean;
-  /** The keys the subject or preview use: the ones that get a twin when the vendor does not escape. */
+  /** Keys the subject or preview use: each gets a twin when the vendor does not escape. */
   private readonly textKeys: ReadonlySet<string>;
 
   constructor(

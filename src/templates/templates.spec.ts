@@ -2,6 +2,8 @@ import { loadConfig } from '../config/config.loader';
 import { OrderPlacedV1 } from '../contracts/order-placed.v1';
 import { UserSignedUpV1 } from '../contracts/user-signed-up.v1';
 import { plainToInstance } from 'class-transformer';
+import { join } from 'node:path';
+import { CampaignTemplate } from './campaign.template';
 import { NewCustomersPlanner } from './new-customers/new-customers.planner';
 import { OrderConfirmationPlanner } from './order-confirmation/order-confirmation.planner';
 import { WelcomePlanner } from './welcome/welcome.planner';
@@ -139,5 +141,19 @@ describe(NewCustomersPlanner.name, () => {
         },
       ],
     });
+  });
+});
+
+describe(CampaignTemplate.name, () => {
+  it('refuses a value whose key a plain-text twin needs, rather than send one of them wrong', () => {
+    const welcome = new CampaignTemplate(
+      join(__dirname, 'welcome'),
+      'welcome',
+      'w',
+      unescapingConfig,
+    );
+    expect(() => welcome.attributes({ FIRST_NAME: 'Ada', FIRST_NAME_TEXT: 'Bo' })).toThrow(
+      'attribute FIRST_NAME_TEXT is taken by the plain-text twin of FIRST_NAME',
+    );
   });
 });
