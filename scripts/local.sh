@@ -48,7 +48,8 @@ if [ "$sandbox_port" != 8025 ]; then
   export VENDOR_RELAY_BASE_URL="http://127.0.0.1:$sandbox_port/relay/v1"
   export VENDOR_BASE_URL="http://127.0.0.1:$sandbox_port/v1"
 fi
-node dist/sandbox/main.js --port "$sandbox_port" &
+# The sandbox merges attributes as the service is told the vendor does.
+node dist/sandbox/main.js --port "$sandbox_port" --merge-escapes-html "${VENDOR_MERGE_ESCAPES_HTML:-true}" &
 sandbox=$!
 node dist/main.js &
 # The service is stopped before the sandbox it calls.

@@ -188,6 +188,7 @@ function vendorConfig(): VendorConfig {
     contactsPath: '/contacts',
     relayAccessToken: 'relay-secret',
     relayTokenForm: 'bare',
+    mergeEscapesHtml: true,
     apiKey: 'contacts-secret',
     allowInsecureHosts: [],
     connectTimeoutMs: 1000,

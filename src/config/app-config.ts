@@ -81,6 +81,8 @@ function vendorFrom(env: EnvironmentVariables) {
     contactsPath: env.VENDOR_CONTACTS_PATH,
     relayAccessToken: env.VENDOR_RELAY_ACCESS_TOKEN,
     relayTokenForm: env.VENDOR_RELAY_TOKEN_FORM,
+    /** Whether the vendor escapes attribute values it merges into a body (templates adapt to it). */
+    mergeEscapesHtml: env.VENDOR_MERGE_ESCAPES_HTML,
     apiKey: env.VENDOR_API_KEY,
     allowInsecureHosts: env.VENDOR_ALLOW_INSECURE_HOSTS,
     connectTimeoutMs: env.VENDOR_CONNECT_TIMEOUT_MS,

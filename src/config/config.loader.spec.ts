@@ -89,6 +89,16 @@ describe(loadConfig.name, () => {
     expect(text).not.toContain('relay.example');
   });
 
+  it('assumes the vendor escapes merged attribute values unless told it does not', () => {
+    expect(loadConfig(production).vendor.mergeEscapesHtml).toBe(true);
+    expect(
+      loadConfig({ ...production, VENDOR_MERGE_ESCAPES_HTML: 'false' }).vendor.mergeEscapesHtml,
+    ).toBe(false);
+    expect(problemsOf({ ...production, VENDOR_MERGE_ESCAPES_HTML: 'no' })).toEqual([
+      expect.stringContaining('VENDOR_MERGE_ESCAPES_HTML'),
+    ]);
+  });
+
   it('refuses plain http to a non-loopback vendor unless the host is allowed', () => {
     const env = { ...production, VENDOR_BASE_URL: 'http://vendor.internal/v1' };
     expect(problemsOf(env)).toEqual([expect.stringContaining('VENDOR_BASE_URL must use https')]);

@@ -30,6 +30,7 @@ function vendorConfig(overrides: Partial<VendorConfig> = {}): VendorConfig {
     contactsPath: '/contacts',
     relayAccessToken: RELAY_KEY,
     relayTokenForm: 'bare',
+    mergeEscapesHtml: true,
     apiKey: API_KEY,
     allowInsecureHosts: [],
     connectTimeoutMs: 1000,

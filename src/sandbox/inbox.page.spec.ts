@@ -1,4 +1,4 @@
-import { InboxPage, esc, merge } from './inbox.page';
+import { InboxPage, esc, merge, mergeMessage } from './inbox.page';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
 
 describe(InboxPage.name, () => {
@@ -18,6 +18,37 @@ describe(InboxPage.name, () => {
       'Hi Ada, pro {{MISSING}}',
     );
     expect(merge('{{toString}}', {})).toBe('{{toString}}');
+  });
+
+  it('merges into the body escaped or as it is, as told, and into subject and preview as it is', () => {
+    const campaign = { subject: 'Hi {{N}}', preview: '{{N}}!', body: '<p>{{N}}</p>' };
+    const attributes = { N: "O'Brien & <Sons>" };
+    expect(mergeMessage(campaign, attributes, true)).toEqual({
+      subject: "Hi O'Brien & <Sons>",
+      preview: "O'Brien & <Sons>!",
+      body: '<p>O&#39;Brien &amp; &lt;Sons&gt;</p>',
+    });
+    expect(mergeMessage(campaign, attributes, false)).toEqual({
+      subject: "Hi O'Brien & <Sons>",
+      preview: "O'Brien & <Sons>!",
+      body: "<p>O'Brien & <Sons></p>",
+    });
+  });
+
+  it('keeps a body merged unescaped in the sandboxed iframe, escaped into its srcdoc', () => {
+    const html = new InboxPage(false).detail(
+      entry(
+        {
+          subject: 'Hi',
+          body: '<p>{{N}}</p>',
+          recipients: { to: [{ email: 'a@b.c', attributes: { N: '<script>x()</script>' } }] },
+        },
+        { requestId: 'r-1' },
+      ),
+    );
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('srcdoc="&lt;p&gt;&lt;script&gt;x()&lt;/script&gt;&lt;/p&gt;"');
+    expect(html).toContain('<dd>values as they are</dd>');
   });
 
   it('escapes every character that could open markup or an attribute', () => {

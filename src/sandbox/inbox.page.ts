@@ -19,13 +19,24 @@ dt{color:#6b7280}dd{margin:0;white-space:pre-wrap}
 iframe{width:100%;height:180px;border:1px solid #e3e6eb;background:#fff}pre{white-space:pre-wrap;background:#f6f8fa;padding:8px}
 .meta{display:grid;grid-template-columns:160px 1fr;gap:2px 8px;background:#fff;padding:12px;border-radius:6px}`;
 
+/** A campaign as one recipient receives it. */
+export interface MergedMessage {
+  subject: string;
+  preview: string;
+  body: string;
+}
+
 /**
  * The stand-in's inbox, what Mailpit is for SMTP: received campaigns and contact lists, and for
  * each campaign every recipient's email with their attributes merged into `{{KEY}}`
- * placeholders. Everything shown is escaped; the email body is shown in a sandboxed iframe (no
- * scripts, no same origin) with the merged values HTML-escaped, and as escaped source.
+ * placeholders, as `mergeMessage` does. Everything shown is escaped; the email body is shown in
+ * a sandboxed iframe (no scripts, no same origin, and the page's CSP), so a value merged
+ * unescaped cannot run anything there, and as escaped source.
  */
 export class InboxPage {
+  /** `escapesHtml`: how this stand-in merges, the mirror of `VENDOR_MERGE_ESCAPES_HTML`. */
+  constructor(private readonly escapesHtml = true) {}
+
   list(entries: RecordedRequest[], received: number): string {
     const accepted = entries.filter((e) => e.status === 200);
     const campaigns = accepted.filter((e) => e.path === RELAY_PATH);
@@ -77,9 +88,10 @@ export class InboxPage {
       ['Reply-To', address(c.sender?.replyTo)],
       ['Subject template', c.subject ?? ''],
       ['Tracking links', c.disableTrackingLinks ? 'disabled' : 'tracked'],
+      ['Merge', this.escapesHtml ? 'values HTML-escaped into the body' : 'values as they are'],
       ['Headers', headers.join('\n') || '(vendor defaults)'],
     ];
-    const messages = to.slice(0, MAX_SHOWN).map((r, i) => message(c, r, i));
+    const messages = to.slice(0, MAX_SHOWN).map((r, i) => message(c, r, i, this.escapesHtml));
     const more =
       to.length > MAX_SHOWN ? `<p class="empty">and ${to.length - MAX_SHOWN} more</p>` : '';
     return page(
@@ -109,20 +121,37 @@ export class InboxPage {
   }
 }
 
-function message(c: CampaignRequest, r: CampaignRecipient, i: number): string {
+function message(c: CampaignRequest, r: CampaignRecipient, i: number, escapesHtml: boolean) {
   const attrs = r.attributes ?? {};
-  const body = merge(c.body ?? '', attrs, esc);
+  const { subject, preview, body } = mergeMessage(c, attrs, escapesHtml);
   const attributes = Object.entries(attrs).map(([k, v]) => `${k} = ${v}`);
   return `<article class="message" data-recipient="${i}">
     ${definitions([
       ['To', address(r)],
-      ['Subject', merge(c.subject ?? '', attrs)],
-      ['Preview', merge(c.preview ?? '', attrs)],
+      ['Subject', subject],
+      ['Preview', preview],
     ])}
     <iframe sandbox="" referrerpolicy="no-referrer" title="Body for recipient ${i}" srcdoc="${esc(body)}"></iframe>
     <details><summary>Source</summary><pre>${esc(body)}</pre></details>
     <details><summary>Attributes</summary><pre>${esc(attributes.join('\n'))}</pre></details>
   </article>`;
+}
+
+/**
+ * One recipient's email, merged as the vendor is assumed to merge (`VENDOR_MERGE_ESCAPES_HTML`):
+ * values go into the HTML body HTML-escaped when `escapesHtml`, as they are otherwise; into the
+ * subject and preview, which are plain text, always as they are.
+ */
+export function mergeMessage(
+  c: Partial<Pick<CampaignRequest, 'subject' | 'preview' | 'body'>>,
+  attributes: Record<string, string>,
+  escapesHtml: boolean,
+): MergedMessage {
+  return {
+    subject: merge(c.subject ?? '', attributes),
+    preview: merge(c.preview ?? '', attributes),
+    body: merge(c.body ?? '', attributes, escapesHtml ? esc : undefined),
+  };
 }
 
 /** Fills `{{KEY}}` from the attributes; unknown keys stay visible as they are. */

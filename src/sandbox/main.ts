@@ -8,9 +8,10 @@ import {
 import { validateFaults } from './fault-injector';
 import { SandboxServer } from './sandbox.server';
 
-const USAGE = `npm run sandbox -- [port] [--host 127.0.0.1] [--faults JSON | --faults-file FILE] [--record-limit N]
+const USAGE = `npm run sandbox -- [port] [--host 127.0.0.1] [--faults JSON | --faults-file FILE] [--record-limit N] [--merge-escapes-html true|false]
   faults, e.g. '{"statuses":[{"status":503,"share":0.2},{"status":429,"share":0.1,"retryAfterSeconds":1}]}'
-  change them at run time: curl -X PUT --data @faults.json http://127.0.0.1:${SANDBOX_PORT}/_sandbox/faults`;
+  change them at run time: curl -X PUT --data @faults.json http://127.0.0.1:${SANDBOX_PORT}/_sandbox/faults
+  --merge-escapes-html: whether attribute values are HTML-escaped into a body (true), as VENDOR_MERGE_ESCAPES_HTML`;
 
 /**
  * `npm run sandbox`: the vendor stand-in on its own, with the fixed sandbox keys. Options come
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       faults: { type: 'string' },
       'faults-file': { type: 'string' },
       'record-limit': { type: 'string' },
+      'merge-escapes-html': { type: 'string', default: 'true' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -37,6 +39,10 @@ async function main(): Promise<void> {
   if (recordLimit !== undefined && !(Number.isInteger(recordLimit) && recordLimit >= 0)) {
     throw new Error('--record-limit must be an integer >= 0');
   }
+  const escapes = values['merge-escapes-html'];
+  if (escapes !== 'true' && escapes !== 'false') {
+    throw new Error('--merge-escapes-html must be true or false');
+  }
   const faultsText =
     values.faults ?? (values['faults-file'] ? readFileSync(values['faults-file'], 'utf8') : '{}');
   const sandbox = new SandboxServer({
@@ -44,6 +50,7 @@ async function main(): Promise<void> {
     apiKey: SANDBOX_API_KEY,
     faults: validateFaults(JSON.parse(faultsText)),
     recordLimit,
+    mergeEscapesHtml: escapes === 'true',
   });
   const port = Number(values.port ?? positionals[0] ?? SANDBOX_PORT);
   const url = await sandbox.listen(port, values.host);

@@ -39,6 +39,12 @@ export interface SandboxOptions {
   apiKey: string;
   faults?: FaultConfig;
   /**
+   * Whether attribute values are HTML-escaped as they are merged into a body (default `true`),
+   * as `VENDOR_MERGE_ESCAPES_HTML` says the vendor does: the inbox shows what the service's
+   * templates would look like at such a vendor.
+   */
+  mergeEscapesHtml?: boolean;
+  /**
    * How many requests are kept in full (headers and bodies); counters are always kept. A
    * benchmark sets 0 so that the stand-in costs little per request. Default 10 000.
    */

@@ -43,13 +43,14 @@ export class SandboxServer {
   private readonly server: Server;
   private readonly record: RequestRecord;
   private readonly faults: FaultInjector;
-  private readonly inbox = new InboxPage();
+  private readonly inbox: InboxPage;
   /** Kept apart from the record: a reset while a request is held must not make it negative. */
   private readonly held = new Map<string, number>();
 
   constructor(private readonly options: SandboxOptions) {
     this.record = new RequestRecord(options.recordLimit ?? 10_000);
     this.faults = new FaultInjector(options.faults, options.random, options.now);
+    this.inbox = new InboxPage(options.mergeEscapesHtml ?? true);
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         const message = (error as Error).message;

@@ -55,7 +55,7 @@ describe(TemplateFoldersModule.name, () => {
       batchKey: 'review-request',
       content: expect.objectContaining({
         subject: 'How was order {{ORDER_ID}}, {{FIRST_NAME}}?',
-        preview: 'Tell Shop &amp; Co what you think.',
+        preview: 'Tell Shop & Co what you think.',
         body: expect.stringContaining('A short review helps Shop &amp; Co') as unknown,
         campaignId: 'review-request-v1',
       }) as unknown,
@@ -63,7 +63,7 @@ describe(TemplateFoldersModule.name, () => {
         {
           name: 'Bo <b>',
           email: 'bo@example.com',
-          attributes: { FIRST_NAME: 'Bo &lt;b&gt;', ORDER_ID: 'Order#1' },
+          attributes: { FIRST_NAME: 'Bo <b>', ORDER_ID: 'Order#1' },
         },
       ],
     });

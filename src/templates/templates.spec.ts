@@ -2,6 +2,8 @@ import { loadConfig } from '../config/config.loader';
 import { OrderPlacedV1 } from '../contracts/order-placed.v1';
 import { UserSignedUpV1 } from '../contracts/user-signed-up.v1';
 import { plainToInstance } from 'class-transformer';
+import { join } from 'node:path';
+import { CampaignTemplate } from './campaign.template';
 import { NewCustomersPlanner } from './new-customers/new-customers.planner';
 import { OrderConfirmationPlanner } from './order-confirmation/order-confirmation.planner';
 import { WelcomePlanner } from './welcome/welcome.planner';
@@ -11,6 +13,14 @@ const config = loadConfig({
   SENDER_FROM_NAME: 'Shop & Co <Best>',
   SENDER_FROM_EMAIL: 'hello@shop.example',
   CONTACT_LIST_WINDOW_MS: '60000',
+});
+
+/** The same, at a vendor whose merge puts values into the body as they are. */
+const unescapingConfig = loadConfig({
+  MAILBRIDGE_MODE: 'local',
+  SENDER_FROM_NAME: 'Shop & Co <Best>',
+  SENDER_FROM_EMAIL: 'hello@shop.example',
+  VENDOR_MERGE_ESCAPES_HTML: 'false',
 });
 
 const signUp = plainToInstance(UserSignedUpV1, {
@@ -34,22 +44,26 @@ const order = plainToInstance(OrderPlacedV1, {
     total: '3500',
     currency: 'SOS',
     placedAt: '2026-11-21T10:00:42Z',
-    items: [{ sku: 'A', name: 'Mug & "Saucer"', quantity: 2, unitPrice: '1750' }],
+    items: [
+      { sku: 'A', name: 'Mug & "Saucer"', quantity: 2, unitPrice: '1750' },
+      { sku: 'B', name: 'Tray', quantity: 1, unitPrice: '12.5' },
+    ],
   },
 });
 
 describe(WelcomePlanner.name, () => {
   const template = new WelcomePlanner(config);
 
-  it('escapes values rendered into the HTML and keeps the vendor placeholders', () => {
+  it('escapes values rendered into the HTML body only, and keeps the vendor placeholders', () => {
     const action = template.plan(signUp);
-    expect(action.content.subject).toBe('Welcome to Shop &amp; Co &lt;Best&gt;, {{FIRST_NAME}}');
+    expect(action.content.subject).toBe('Welcome to Shop & Co <Best>, {{FIRST_NAME}}');
+    expect(action.content.preview).toBe('Your Shop & Co <Best> account is ready.');
     expect(action.content.body).toContain('{{FIRST_NAME}}');
     expect(action.content.body).toContain('Shop &amp; Co &lt;Best&gt;');
     expect(action.content.body).not.toContain('<Best>');
   });
 
-  it('puts personal values into attributes, HTML-escaped, so one body serves everyone', () => {
+  it('puts personal values into attributes as plain text, so one body serves everyone', () => {
     const action = template.plan(signUp);
     expect(action.batchKey).toBe('welcome');
     expect(action.recipients).toEqual([
@@ -58,7 +72,7 @@ describe(WelcomePlanner.name, () => {
         email: 'ada@example.com',
         attributes: {
           FIRST_NAME: 'Ada',
-          FULL_NAME: 'Ada &lt;script&gt;Lovelace&lt;/script&gt;',
+          FULL_NAME: 'Ada <script>Lovelace</script>',
           PLAN: 'free',
           USER_ID: 'u-1',
         },
@@ -66,17 +80,40 @@ describe(WelcomePlanner.name, () => {
     ]);
     expect(template.plan(signUp)).toEqual(action); // pure: same event, same plan
   });
+
+  it('escapes values for a vendor that does not, with plain-text twins for the subject', () => {
+    const action = new WelcomePlanner(unescapingConfig).plan(signUp);
+    expect(action.content.subject).toBe('Welcome to Shop & Co <Best>, {{FIRST_NAME_TEXT}}');
+    expect(action.content.body).toContain('Hello {{FIRST_NAME}},');
+    expect(action.recipients[0].attributes).toEqual({
+      FIRST_NAME: 'Ada',
+      FIRST_NAME_TEXT: 'Ada',
+      FULL_NAME: 'Ada &lt;script&gt;Lovelace&lt;/script&gt;',
+      PLAN: 'free',
+      USER_ID: 'u-1',
+    });
+  });
 });
 
 describe(OrderConfirmationPlanner.name, () => {
-  it('carries the order as escaped attributes', () => {
+  it('carries the order as plain-text attributes, the items one line each', () => {
     const action = new OrderConfirmationPlanner(config).plan(order);
     expect(action.recipients[0].attributes).toMatchObject({
       ORDER_ID: 'Order#50993961',
       TOTAL: '3500',
       CURRENCY: 'SOS',
-      ITEM_COUNT: '2',
-      ITEMS: '<li>2 × Mug &amp; &quot;Saucer&quot; — 1750 SOS</li>',
+      ITEM_COUNT: '3',
+      ITEMS: '2 × Mug & "Saucer" — 1750 SOS\n1 × Tray — 12.5 SOS',
+    });
+    expect(action.content.body).toContain('<p style="white-space: pre-line">{{ITEMS}}</p>');
+  });
+
+  it('escapes the items for a vendor that does not, keeping their lines', () => {
+    const action = new OrderConfirmationPlanner(unescapingConfig).plan(order);
+    expect(action.recipients[0].attributes).toMatchObject({
+      ORDER_ID: 'Order#50993961',
+      ORDER_ID_TEXT: 'Order#50993961',
+      ITEMS: '2 × Mug &amp; &quot;Saucer&quot; — 1750 SOS\n1 × Tray — 12.5 SOS',
     });
   });
 });
@@ -104,5 +141,19 @@ describe(NewCustomersPlanner.name, () => {
         },
       ],
     });
+  });
+});
+
+describe(CampaignTemplate.name, () => {
+  it('refuses a value whose key a plain-text twin needs, rather than send one of them wrong', () => {
+    const welcome = new CampaignTemplate(
+      join(__dirname, 'welcome'),
+      'welcome',
+      'w',
+      unescapingConfig,
+    );
+    expect(() => welcome.attributes({ FIRST_NAME: 'Ada', FIRST_NAME_TEXT: 'Bo' })).toThrow(
+      'attribute FIRST_NAME_TEXT is taken by the plain-text twin of FIRST_NAME',
+    );
   });
 });

@@ -1,10 +1,20 @@
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 import { Default, LocalDefault, ReadableFromFile } from '../default.decorator';
 import { SANDBOX_API_KEY, SANDBOX_PORT, SANDBOX_RELAY_ACCESS_TOKEN } from '../sandbox-defaults';
 import { VENDOR_RATE_FORM } from '../vendor-rate';
 import { TopicsEnvironment } from './topics.env';
-import { httpUrl } from './values';
+import { bool, httpUrl } from './values';
 
 export const TOKEN_FORMS = ['bare', 'token-prefix'] as const;
 export type TokenForm = (typeof TOKEN_FORMS)[number];
@@ -42,6 +52,12 @@ export class VendorEnvironment extends TopicsEnvironment {
   @Default('bare')
   @IsIn(TOKEN_FORMS)
   VENDOR_RELAY_TOKEN_FORM!: TokenForm;
+
+  /** Whether the vendor HTML-escapes the values it merges into a body (if not, templates do). */
+  @Default('true')
+  @Transform(bool)
+  @IsBoolean()
+  VENDOR_MERGE_ESCAPES_HTML!: boolean;
 
   /** Key sent as `X-API-KEY` with contact-list requests; local: the sandbox's key. */
   @LocalDefault(SANDBOX_API_KEY)

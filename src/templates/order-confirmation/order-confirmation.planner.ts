@@ -1,26 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
-import { Planner, type CampaignAction, type CampaignContent } from '../planner';
-import { escapeHtml, renderCampaignContent } from '../template.renderer';
+import { CampaignTemplate } from '../campaign.template';
+import { Planner, type CampaignAction } from '../planner';
 
 /**
  * Confirms an order to its customer. The order's own values (id, total, items) are recipient
- * attributes, so confirmations of many orders share one request.
+ * attributes, so confirmations of many orders share one request. The items are plain text, one
+ * line each; the body lays the lines out.
  */
 @Injectable()
 @Planner()
 export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'order-confirmation';
   readonly eventType = ORDER_PLACED_V1;
-  private readonly content: CampaignContent;
+  private readonly template: CampaignTemplate;
 
   constructor(config: AppConfig) {
-    this.content = renderCampaignContent(
+    this.template = new CampaignTemplate(
       __dirname,
       'order-confirmation',
       'order-confirmation-v1',
-      config.sender,
+      config,
     );
   }
 
@@ -30,25 +31,22 @@ export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
     return {
       kind: 'campaign',
       batchKey: this.name,
-      content: this.content,
+      content: this.template.content,
       recipients: [
         {
           name,
           email: customer.email,
-          attributes: {
-            FIRST_NAME: escapeHtml(customer.firstName),
-            ORDER_ID: escapeHtml(orderId),
-            TOTAL: escapeHtml(total),
-            CURRENCY: escapeHtml(currency),
-            PLACED_AT: escapeHtml(placedAt.slice(0, 10)),
+          attributes: this.template.attributes({
+            FIRST_NAME: customer.firstName,
+            ORDER_ID: orderId,
+            TOTAL: total,
+            CURRENCY: currency,
+            PLACED_AT: placedAt.slice(0, 10),
             ITEM_COUNT: String(items.reduce((n, item) => n + item.quantity, 0)),
             ITEMS: items
-              .map(
-                (i) =>
-                  `<li>${i.quantity} × ${escapeHtml(i.name)} — ${escapeHtml(i.unitPrice)} ${escapeHtml(currency)}</li>`,
-              )
-              .join(''),
-          },
+              .map((i) => `${i.quantity} × ${i.name} — ${i.unitPrice} ${currency}`)
+              .join('\n'),
+          }),
         },
       ],
     };

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { USER_SIGNED_UP_V1, type UserSignedUpV1 } from '../../contracts/user-signed-up.v1';
-import { Planner, type CampaignAction, type CampaignContent } from '../planner';
-import { escapeHtml, renderCampaignContent } from '../template.renderer';
+import { CampaignTemplate } from '../campaign.template';
+import { Planner, type CampaignAction } from '../planner';
 
 /**
  * The welcome email for a new user. Personal values travel as recipient attributes and are merged
@@ -14,10 +14,10 @@ import { escapeHtml, renderCampaignContent } from '../template.renderer';
 export class WelcomePlanner implements Planner<UserSignedUpV1> {
   readonly name = 'welcome';
   readonly eventType = USER_SIGNED_UP_V1;
-  private readonly content: CampaignContent;
+  private readonly template: CampaignTemplate;
 
   constructor(config: AppConfig) {
-    this.content = renderCampaignContent(__dirname, 'welcome', 'welcome-v1', config.sender);
+    this.template = new CampaignTemplate(__dirname, 'welcome', 'welcome-v1', config);
   }
 
   plan(event: UserSignedUpV1): CampaignAction {
@@ -25,17 +25,17 @@ export class WelcomePlanner implements Planner<UserSignedUpV1> {
     return {
       kind: 'campaign',
       batchKey: this.name,
-      content: this.content,
+      content: this.template.content,
       recipients: [
         {
           name: data.name,
           email: data.email,
-          attributes: {
-            FIRST_NAME: escapeHtml(data.name.split(/\s+/)[0]),
-            FULL_NAME: escapeHtml(data.name),
-            PLAN: escapeHtml(data.plan ?? 'free'),
-            USER_ID: escapeHtml(data.userId),
-          },
+          attributes: this.template.attributes({
+            FIRST_NAME: data.name.split(/\s+/)[0],
+            FULL_NAME: data.name,
+            PLAN: data.plan ?? 'free',
+            USER_ID: data.userId,
+          }),
         },
       ],
     };
