@@ -65,7 +65,7 @@ describe(WelcomePlanner.name, () => {
 
   it('puts personal values into attributes as plain text, so one body serves everyone', () => {
     const action = template.plan(signUp);
-    expect(action.batchKey).toBe('welcome');
+    expect(action.batchKey).toBe('welcome:en');
     expect(action.recipients).toEqual([
       {
         name: 'Ada <script>Lovelace</script>',
@@ -146,10 +146,14 @@ describe(NewCustomersPlanner.name, () => {
 
 describe(CampaignTemplate.name, () => {
   it('refuses a value whose key a plain-text twin needs, rather than send one of them wrong', () => {
-    const welcome = new CampaignTemplate(
-      join(__dirname, 'welcome'),
-      'welcome',
-      'w',
+    // Keyed loosely, as a planner's declared keys would never let it be.
+    const welcome = new CampaignTemplate<string>(
+      {
+        dir: join(__dirname, 'welcome'),
+        name: 'welcome',
+        campaignId: 'w',
+        attributeKeys: ['FIRST_NAME', 'FIRST_NAME_TEXT', 'FULL_NAME', 'PLAN', 'USER_ID'],
+      },
       unescapingConfig,
     );
     expect(() => welcome.attributes({ FIRST_NAME: 'Ada', FIRST_NAME_TEXT: 'Bo' })).toThrow(

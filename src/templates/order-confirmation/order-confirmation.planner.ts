@@ -4,6 +4,17 @@ import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-place
 import { CampaignTemplate } from '../campaign.template';
 import { Planner, type CampaignAction } from '../planner';
 
+/** The attributes a confirmation carries, the keys its copies' `{{KEY}}` may name. */
+const ORDER_ATTRIBUTES = [
+  'FIRST_NAME',
+  'ORDER_ID',
+  'TOTAL',
+  'CURRENCY',
+  'PLACED_AT',
+  'ITEM_COUNT',
+  'ITEMS',
+] as const;
+
 /**
  * Confirms an order to its customer. The order's own values (id, total, items) are recipient
  * attributes, so confirmations of many orders share one request. The items are plain text, one
@@ -14,13 +25,16 @@ import { Planner, type CampaignAction } from '../planner';
 export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'order-confirmation';
   readonly eventType = ORDER_PLACED_V1;
-  private readonly template: CampaignTemplate;
+  private readonly template: CampaignTemplate<(typeof ORDER_ATTRIBUTES)[number]>;
 
   constructor(config: AppConfig) {
     this.template = new CampaignTemplate(
-      __dirname,
-      'order-confirmation',
-      'order-confirmation-v1',
+      {
+        dir: __dirname,
+        name: 'order-confirmation',
+        campaignId: 'order-confirmation-v1',
+        attributeKeys: ORDER_ATTRIBUTES,
+      },
       config,
     );
   }
@@ -30,8 +44,7 @@ export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
     return {
       kind: 'campaign',
-      batchKey: this.name,
-      content: this.template.content,
+      ...this.template.copyFor(undefined),
       recipients: [
         {
           name,
