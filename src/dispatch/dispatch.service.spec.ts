@@ -42,6 +42,16 @@ describe(DispatchService.name, () => {
     ]);
   });
 
+  it('counts a plan whose dates show in the default zone, by template', async () => {
+    const metrics = new MetricsService();
+    serviceWith(campaign({ timeZoneFallback: true }), metrics).plan(event);
+
+    const family = await metrics.timeZoneFallbacks.get();
+    expect(family.values.map((v) => ({ ...v.labels, value: v.value }))).toEqual([
+      { template: 'welcome', value: 1 },
+    ]);
+  });
+
   it('counts nothing for a plan in the locale it asked for, or without one', async () => {
     const metrics = new MetricsService();
     serviceWith(campaign({ locale: 'de', batchKey: 'welcome:de' }), metrics).plan(event);

@@ -46,11 +46,12 @@ export class DispatchService {
       return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
     }
     for (const { template, action } of planned) {
-      // A locale without a copy is the default copy, never a dead letter: counted here, since
-      // templates are pure.
-      if (action.kind === 'campaign' && action.localeFallback) {
-        this.metrics.localeFellBack(template.name, action.localeFallback);
-      }
+      // A locale without a copy is the default copy, an unknown zone the default zone, never a
+      // dead letter: counted here, since templates are pure.
+      if (action.kind !== 'campaign') continue;
+      const { localeFallback: reason, timeZoneFallback } = action;
+      if (reason) this.metrics.localeFallbacks.inc({ template: template.name, reason });
+      if (timeZoneFallback) this.metrics.timeZoneFallbacks.inc({ template: template.name });
     }
     return planned;
   }

@@ -44,22 +44,6 @@ describe(MetricsService.name, () => {
     expect(seconds?.type).toBe('histogram');
   });
 
-  it('counts locale fallbacks by template and reason, never by the tag', async () => {
-    const metrics = new MetricsService();
-    metrics.localeFellBack('welcome', 'unknown');
-    metrics.localeFellBack('welcome', 'malformed');
-    metrics.localeFellBack('welcome', 'unknown');
-    metrics.localeFellBack('order-confirmation', 'unknown');
-
-    const counted = [
-      '{"template":"welcome","reason":"unknown"} 2',
-      '{"template":"welcome","reason":"malformed"} 1',
-      '{"template":"order-confirmation","reason":"unknown"} 1',
-    ];
-    expect(await samples(metrics, 'mailbridge_template_locale_fallbacks_total')).toEqual(counted);
-    expect(await samples(metrics, 'mailbridge_template_locale_fallbacks_total')).toEqual(counted);
-  });
-
   it('counts dead letters by code, and each as the outcome dead_lettered', async () => {
     const metrics = new MetricsService();
     metrics.deadLettered('UNPARSEABLE');

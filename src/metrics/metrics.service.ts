@@ -53,8 +53,6 @@ export class MetricsService {
   private logDrops?: () => number;
   private readonly deadLetterCounts = new Map<string, number>();
   private readonly ignoredFieldCounts = new Map<string, number>();
-  /** By template, then by reason: both bounded sets, never the event's tag. */
-  private readonly localeFallbackCounts = new Map<string, Map<string, number>>();
 
   /** Terminal outcomes of (event, template) actions, and dead letters. */
   readonly outcomes = new Counter({
@@ -101,13 +99,17 @@ export class MetricsService {
     help: 'Events given the default copy because their locale has none: by template and reason (malformed, unknown)',
     labelNames: ['template', 'reason'] as const,
     registers: [this.registry],
-    collect: () => {
-      this.localeFallbacks.reset();
-      for (const [template, reasons] of this.localeFallbackCounts) {
-        for (const [reason, count] of reasons)
-          this.localeFallbacks.inc({ template, reason }, count);
-      }
-    },
+  });
+
+  /**
+   * Events that named a time zone not known here (or no zone at all, such as `+01:00`), so their
+   * dates show in `TEMPLATE_TIME_ZONE`, by template; the zone itself is never a label.
+   */
+  readonly timeZoneFallbacks = new Counter({
+    name: 'mailbridge_template_time_zone_fallbacks_total',
+    help: 'Events whose time zone is not known here, so dates show in TEMPLATE_TIME_ZONE: by template',
+    labelNames: ['template'] as const,
+    registers: [this.registry],
   });
 
   /**
@@ -329,13 +331,6 @@ export class MetricsService {
   /** Counts the `count` unknown fields ignored in one accepted event of `type`. */
   fieldsIgnored(type: string, count: number): void {
     this.ignoredFieldCounts.set(type, (this.ignoredFieldCounts.get(type) ?? 0) + count);
-  }
-
-  /** Counts one event given `template`'s default copy because of its locale (`reason`). */
-  localeFellBack(template: string, reason: string): void {
-    const reasons = this.localeFallbackCounts.get(template) ?? new Map<string, number>();
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-    this.localeFallbackCounts.set(template, reasons);
   }
 
   /** One HTTP attempt to the vendor ended after `seconds`, with `status` (or timeout/error). */

@@ -19,6 +19,8 @@ export interface CampaignAction {
   locale?: string;
   /** Present when the event asked for a locale that has no copy, and why: counted, not sent. */
   localeFallback?: LocaleFallback;
+  /** Present when the event named a time zone not known here, so dates show in the default's. */
+  timeZoneFallback?: true;
 }
 
 /**
