@@ -31,6 +31,7 @@ module.exports = {
         '<rootDir>/bench',
       ],
       testMatch: ['**/*.spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/unit-timeout.ts'],
     },
     {
       displayName: 'integration',
