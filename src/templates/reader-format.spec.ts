@@ -118,7 +118,7 @@ describe(readerLocale.name, () => {
   });
 
   it('falls back, saying so, for a malformed or unknown tag or a value that is no tag', () => {
-    for (const tag of ['xx-!!', 'xx', 'en_GB!', 42, {}, 'a'.repeat(36)]) {
+    for (const tag of ['xx-!!', 'xx', 'en_GB!', 42, {}, 'a'.repeat(36), `en-${'x'.repeat(300)}`]) {
       expect(readerLocale(tag, 'de-AT')).toEqual({ locale: 'de-AT', fellBack: true });
     }
   });

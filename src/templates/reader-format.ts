@@ -150,6 +150,7 @@ function offsetMs(offset: string): number {
  * caches are bounded because locale tags come from events (any text up to the contract's limit).
  */
 const MAX_CACHED = 500;
+const MAX_TAG_LENGTH = 255;
 const locales = new Map<string, string | null>();
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
@@ -164,6 +165,8 @@ function cached<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
 
 /** The canonical tag when `Intl` formats both numbers and dates for it; else undefined. */
 function usableLocale(tag: string): string | undefined {
+  // RFC 5646 sets no limit, but no tag a reader could ask for is this long.
+  if (tag.length > MAX_TAG_LENGTH) return undefined;
   return (
     cached(locales, tag, () => {
       try {
