@@ -9,6 +9,10 @@ import { canonicalTimeZone } from '../contracts/time-zone';
  *
  * `Intl` is always given an explicit, supported locale: left to itself it would pick the
  * process's (`LANG`), and a mail would read differently on another machine.
+ *
+ * The texts hold characters that do not show and must be kept: no-break spaces (`35,00 $`,
+ * French `1 234`), and the right-to-left mark Arabic puts before an amount. Attribute values
+ * may carry them (only control characters are refused); do not strip them.
  */
 
 /** The locale used when none that can be used is given: the one every runtime formats in. */
