@@ -32,8 +32,10 @@ const { values } = parseArgs({
 function describe(result: MailbridgeResult): string {
   const about = `${result.sourceeventid} [${result.data.template}]`;
   switch (result.type) {
-    case EMAIL_CAMPAIGN_SENT_V1:
-      return `sent ${about}: request ${result.data.requestId}, ${result.data.recipientCount} recipient(s)`;
+    case EMAIL_CAMPAIGN_SENT_V1: {
+      const copy = result.data.locale ? `, ${result.data.locale} copy` : '';
+      return `sent ${about}: request ${result.data.requestId}, ${result.data.recipientCount} recipient(s)${copy}`;
+    }
     case EMAIL_CONTACT_LIST_CREATED_V1:
       return `list created ${about}: ${result.data.listId} "${result.data.name}", ${result.data.memberCount} member(s)`;
     case EMAIL_DISPATCH_FAILED_V1:

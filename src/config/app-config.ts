@@ -1,5 +1,6 @@
 import { parseVendorRate } from './vendor-rate';
 import type { EnvironmentVariables } from './environment.dto';
+import { canonicalTimeZone } from '../contracts/time-zone';
 import { kafkaSecrets, kafkaSecurityFrom, redactKafkaSecurity } from './kafka-security';
 
 /** A stop's wait for vendor requests on the wire, unless SHUTDOWN_VENDOR_WAIT_MS says. */
@@ -32,6 +33,7 @@ function sectionsFrom(env: EnvironmentVariables) {
     shutdownVendorWaitMs:
       env.SHUTDOWN_VENDOR_WAIT_MS ??
       Math.min(DEFAULT_VENDOR_WAIT_MS, Math.floor(env.SHUTDOWN_TIMEOUT_MS / 3)),
+    templates: templatesFrom(env),
   };
 }
 
@@ -181,6 +183,13 @@ function idempotencyFrom(env: EnvironmentVariables) {
   };
 }
 
+function templatesFrom(env: EnvironmentVariables) {
+  return {
+    /** The reader's time zone when the event names none, or one not known: canonical (`UTC`). */
+    timeZone: canonicalTimeZone(env.TEMPLATE_TIME_ZONE) ?? 'UTC',
+  };
+}
+
 /** What `AppConfig` holds, section by section. */
 export type AppConfigSections = ReturnType<typeof sectionsFrom>;
 export type KafkaConfig = AppConfigSections['kafka'];
@@ -192,6 +201,7 @@ export type SenderConfig = AppConfigSections['sender'];
 export type ConsumerConfig = AppConfigSections['consumer'];
 export type BatchingConfig = AppConfigSections['batching'];
 export type IdempotencyConfig = AppConfigSections['idempotency'];
+export type TemplatesConfig = AppConfigSections['templates'];
 
 /** The validated, typed configuration; built only by `loadConfig`, injected as `AppConfig`. */
 export class AppConfig implements AppConfigSections {
@@ -212,6 +222,7 @@ export class AppConfig implements AppConfigSections {
   readonly idempotency!: IdempotencyConfig;
   readonly shutdownTimeoutMs!: number;
   readonly shutdownVendorWaitMs!: number;
+  readonly templates!: TemplatesConfig;
 
   private constructor(sections: AppConfigSections) {
     Object.assign(this, sections);

@@ -314,6 +314,18 @@ describe(loadConfig.name, () => {
     ]);
   });
 
+  it('writes dates in UTC unless TEMPLATE_TIME_ZONE names a known IANA zone, and refuses another', () => {
+    expect(loadConfig(production).templates.timeZone).toBe('UTC');
+    expect(loadConfig({ ...production, TEMPLATE_TIME_ZONE: 'europe/berlin' }).templates).toEqual({
+      timeZone: 'Europe/Berlin',
+    });
+    for (const zone of ['Mars/Olympus_Mons', '+01:00', 'Europe/Berlin ']) {
+      expect(problemsOf({ ...production, TEMPLATE_TIME_ZONE: zone })).toEqual([
+        'TEMPLATE_TIME_ZONE must be an IANA time zone name, such as Europe/Berlin or UTC',
+      ]);
+    }
+  });
+
   it('reads the SASL password from a file too', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailbridge-config-'));
     writeFileSync(join(dir, 'sasl'), 'from-file-sasl\n');

@@ -30,6 +30,15 @@ export class EmailCampaignSentV1Data {
   @IsString()
   campaignId?: string;
 
+  /**
+   * The locale of the copy that was sent, as a canonical BCP 47 tag: the reader's (`de-AT`), the
+   * closest one on the way to the default (`de`), or the default copy's own. Set by every
+   * template; absent for campaigns requested as commands, whose copy is the requester's.
+   */
+  @IsOptional()
+  @IsString()
+  locale?: string;
+
   /** How many of this event's recipients were sent. */
   @IsInt()
   @Min(0)

@@ -46,6 +46,7 @@ describe(configurationDoc.name, () => {
       '## Batching',
       '## Idempotency',
       '## Shutdown',
+      '## Templates',
     ]);
   });
 

@@ -204,6 +204,7 @@ function typeOf(rules: readonly ValidationMetadata[]): string {
   if (rule(rules, 'isIn')) return 'one of';
   if (rule(rules, 'isUrl')) return 'URL';
   if (rule(rules, 'isEmail')) return 'email address';
+  if (rule(rules, 'isTimeZone')) return 'IANA time zone';
   if (rules.some((r) => r.each)) return 'comma-separated list';
   return 'string';
 }
@@ -230,6 +231,7 @@ function allowedOf(name: string, rules: readonly ValidationMetadata[]): string {
   const isIn = rule(rules, 'isIn');
   if (isIn) parts.push((isIn.constraints[0] as readonly string[]).map(code).join(', '));
   if (rule(rules, 'isBoolean')) parts.push('`true`, `false`');
+  if (rule(rules, 'isTimeZone')) parts.push('a zone Node.js knows: `Europe/Berlin`, `UTC`');
   const min = rule(rules, 'min')?.constraints[0] as number | undefined;
   const max = rule(rules, 'max')?.constraints[0] as number | undefined;
   if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);

@@ -41,6 +41,12 @@ export interface EmailCampaignSentV1Data extends AnswersSourceEvent {
   requestIds: string[];
   message: string;
   campaignId?: string;
+  /**
+   * The locale of the copy that was sent, a canonical BCP 47 tag (`de-AT`; `de` or the default
+   * copy's when there was no closer one). Absent for campaigns requested as commands, and in
+   * results published before mailbridge wrote it.
+   */
+  locale?: string;
   /** How many of this event's recipients were sent. */
   recipientCount: number;
   /** How many recipients the vendor request carried in all (shared with other events). */

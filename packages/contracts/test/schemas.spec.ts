@@ -41,6 +41,8 @@ describe('the schemas shipped with @mailbridge/contracts', () => {
 
   it("checks a result's data against its type's schema", () => {
     expect(decodeResult(binaryResult(sent), { validate: true }).data).toEqual(sent);
+    const inGerman = { ...sent, locale: 'de-AT' };
+    expect(decodeResult(binaryResult(inGerman), { validate: true }).data).toEqual(inGerman);
     const bad = binaryResult({ ...sent, recipientCount: 'one' });
     expect(() => decodeResult(bad, { validate: true })).toThrow(SchemaValidationError);
     expect(() => decodeResult(bad, { validate: true })).toThrow(/recipientCount/);
