@@ -29,7 +29,8 @@ export interface CampaignTemplateSource<K extends string> {
 }
 
 /** One locale's copy, as a campaign action carries it. */
-export type LocalisedCopy = Pick<CampaignAction, 'batchKey' | 'content' | 'locale'> & {
+export type LocalisedCopy = Pick<CampaignAction, 'batchKey' | 'content'> & {
+  locale: string;
   localeFallback?: LocaleFallback;
 };
 
