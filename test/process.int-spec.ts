@@ -14,7 +14,7 @@ import {
   waitFor,
 } from './support/kafka-helpers';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000); // above LIVE_WALL_MS and a stop, whatever the load
 
 /** What `main.ts` allows a stop beyond SHUTDOWN_TIMEOUT_MS (docs/operations.md, "Health and shutdown"). */
 const SHUTDOWN_MARGIN_MS = 5_000;
@@ -22,14 +22,15 @@ const SHUTDOWN_MARGIN_MS = 5_000;
 const EXIT_SEEN_MS = 1_000;
 /**
  * "/health/live answers from the start, while the consumer is still joining" (docs/operations.md): the join
- * is held up for {@link HOLD_MS}, so an answer within 20 s cannot have waited for it, even on a
- * CI machine whose two cores run other spec files and a saturating load beside this one. How much
- * CPU the process used until then is printed, not asserted: it is a figure of start-up cost, not
- * a promise.
+ * is held up for {@link HOLD_MS}, twice the time the answer may take, so an answer in time cannot
+ * have waited for it; the spec also finds readiness still 503 "not joined" once it has answered.
+ * The bound is wide because two cores running other spec files and stress-ng beside this one
+ * slow a Node process's start tenfold. How much CPU the process used until then is printed, not
+ * asserted: it is a figure of start-up cost, not a promise.
  */
-const LIVE_WALL_MS = 20_000;
-/** How long the holder below keeps the group's join from completing: well past LIVE_WALL_MS. */
-const HOLD_MS = 45_000;
+const LIVE_WALL_MS = 60_000;
+/** How long the holder below keeps the group's join from completing. */
+const HOLD_MS = 2 * LIVE_WALL_MS;
 
 /** CPU time (user + system) a process has used so far, from /proc. */
 function cpuMs(pid: number): number {

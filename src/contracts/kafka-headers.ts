@@ -153,7 +153,7 @@ export const DEAD_LETTER_HEADERS = {
   errorCode: {
     name: 'mailbridge_dlt-error-code',
     description:
-      'Why, as a stable code (`UNPARSEABLE`, `INVALID`, `UNKNOWN_TYPE`, …; the README lists them).',
+      'Why, as a stable code (`UNPARSEABLE`, `INVALID`, `UNKNOWN_TYPE`, …; docs/events.md lists them).',
     encoding: 'utf8',
   },
   valueReplaced: {
