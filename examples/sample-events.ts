@@ -8,9 +8,6 @@ import {
   type PublishableEvent,
 } from '@mailbridge/contracts';
 
-/** The readers' locales the samples take turns in: every copy the shipped templates have. */
-const LOCALES = ['en', 'de', 'fr', 'es', 'ar', 'ja'];
-
 /** One sample event of `type`, unique per call, and the record key its producer would use. */
 export function sampleEvent(
   type: InboundType,
@@ -27,7 +24,6 @@ export function sampleEvent(
         email: `user${n}.${run}@example.com`,
         name: `Sample User${n}`,
         plan: 'trial',
-        locale: LOCALES[(n - 1) % LOCALES.length],
       };
       return { event: { id, type, time, source: '/accounts', data }, key: userId };
     }

@@ -63,7 +63,7 @@ cat <<MSG
   health, metrics   http://127.0.0.1:${HTTP_PORT:-3000}/health/ready, /metrics
 
 In another terminal:
-  npm run example:publish -- user.signed_up.v1 --count 6   publish sample sign-ups, one per locale
+  npm run example:publish -- user.signed_up.v1 --count 5   publish sample sign-ups
   npm run example:subscribe                               print the results, decoded
 
 Ctrl-C stops everything.
