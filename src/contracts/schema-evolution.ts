@@ -36,7 +36,7 @@ export function evolutionProblems(
       );
     }
   }
-  for (const { name, promise, schema } of current) {
+  for (const { name, promise, schema, lenient } of current) {
     problems.push(...contentProblems(name, promise, schema));
     const snapshot = published.get(name);
     if (!snapshot) {
@@ -47,7 +47,7 @@ export function evolutionProblems(
       continue;
     }
     const direction = directionOf(promise);
-    const changes = breakingChanges(snapshot, schema, direction);
+    const changes = breakingChanges(snapshot, schema, direction, new Set(lenient));
     if (changes.length === 0) continue;
     const who =
       direction === 'inbound'
@@ -59,7 +59,9 @@ export function evolutionProblems(
         ...changes.map((c) => `  - ${c.path}: ${c.change}`),
         `Leave ${name} as published and add a new version, ${nextVersion(name)}: a new contract ` +
           `class and type beside ${name}, published with \`npm run contracts:publish\`. ` +
-          'Additive optional fields need no new version.',
+          (direction === 'inbound'
+            ? 'A new optional field read leniently (@Lenient()) needs no new version.'
+            : 'Additive optional fields need no new version.'),
       ].join('\n'),
     );
   }
