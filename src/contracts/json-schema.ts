@@ -72,9 +72,13 @@ export function schemasOf(
 
 /**
  * The paths of `schema`'s lenient properties (`data.customer.timeZone`, `data.items[].note`), as
- * `breakingChanges` names properties and the validator names ignored fields.
+ * `breakingChanges` names properties and the validator names ignored fields. `isLenient` says
+ * which property schemas are (a published schema says it only in the description).
  */
-export function lenientPaths(schema: JsonSchema): string[] {
+export function lenientPaths(
+  schema: JsonSchema,
+  isLenient: (property: JsonSchema) => boolean = (p) => p[LENIENT_KEYWORD] === true,
+): string[] {
   const definitions = (schema.definitions ?? {}) as Record<string, JsonSchema>;
   const found: string[] = [];
   const seen = new Set<JsonSchema>();
@@ -89,7 +93,7 @@ export function lenientPaths(schema: JsonSchema): string[] {
     if (s.items !== undefined) walk(s.items, `${path}[]`);
     for (const [name, property] of Object.entries((s.properties ?? {}) as JsonSchema)) {
       const at = path ? `${path}.${name}` : name;
-      if ((property as JsonSchema)[LENIENT_KEYWORD] === true) found.push(at);
+      if (isLenient(property as JsonSchema)) found.push(at);
       else walk(property, at);
     }
     seen.delete(s);

@@ -1,5 +1,6 @@
 import { directionOf, type ContractSchema, type SchemaPromise } from './contract-schemas';
-import type { JsonSchema } from './json-schema';
+import { lenientPaths, type JsonSchema } from './json-schema';
+import { BEYOND_STANDARD, LENIENT_KEYWORD } from './json-schema-rules';
 import { breakingChanges } from './schema-compatibility';
 
 /** What each kind of schema promises, as the problems say it. */
@@ -46,6 +47,7 @@ export function evolutionProblems(
       );
       continue;
     }
+    problems.push(...noLongerLenient(name, snapshot, lenient));
     const direction = directionOf(promise);
     const changes = breakingChanges(snapshot, schema, direction, new Set(lenient));
     if (changes.length === 0) continue;
@@ -66,6 +68,30 @@ export function evolutionProblems(
     );
   }
   return problems;
+}
+
+/**
+ * A property the published version reads leniently (its description says so) that the current
+ * one reads strictly: a value that was ignored would now be refused.
+ */
+function noLongerLenient(
+  name: string,
+  published: JsonSchema,
+  lenient: readonly string[],
+): string[] {
+  const note = BEYOND_STANDARD[LENIENT_KEYWORD];
+  const was = lenientPaths(
+    published,
+    (p) => typeof p.description === 'string' && p.description.includes(note),
+  );
+  return was
+    .filter((path) => !lenient.includes(path))
+    .map(
+      (path) =>
+        `${name}: ${path} is lenient in the published version (a value that does not fit is ` +
+        `ignored) but not in the current one, which would refuse such an event: keep @Lenient(), ` +
+        `or add a new version, ${nextVersion(name)}.`,
+    );
 }
 
 /**
