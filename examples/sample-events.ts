@@ -24,6 +24,8 @@ export function sampleEvent(
         email: `user${n}.${run}@example.com`,
         name: `Sample User${n}`,
         plan: 'trial',
+        // The reader's preferences, which some producers know: lenient fields.
+        ...(n % 3 === 1 ? { locale: 'de-DE', timeZone: 'Europe/Berlin' } : {}),
       };
       return { event: { id, type, time, source: '/accounts', data }, key: userId };
     }
@@ -40,6 +42,7 @@ export function sampleEvent(
             email: `buyer${n}.${run}@example.com`,
             firstName: `Buyer${n}`,
             lastName: 'Smith',
+            ...(n % 3 === 1 ? { locale: 'es-AR', timeZone: 'America/Argentina/Buenos_Aires' } : {}),
           },
           total: '35.00',
           currency: 'EUR',

@@ -16,6 +16,14 @@ const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Al
 const PLANS = ['free', 'trial', 'pro', 'enterprise'];
 const LOCALES = ['en-GB', 'en-US', 'fr-FR', 'de-DE', 'es-AR'];
 const SOURCES = ['web', 'ios', 'android', 'partner'];
+/** The readers' zones, which one event in five carries (a lenient field). */
+const ZONES = [
+  'Europe/London',
+  'America/New_York',
+  'Europe/Paris',
+  'Europe/Berlin',
+  'America/Argentina/Buenos_Aires',
+];
 const CITIES: Array<[string, string, string]> = [
   ['Buenos Aires', 'Buenos Aires', 'Argentina'],
   ['Lyon', 'Auvergne-Rhone-Alpes', 'France'],
@@ -45,6 +53,7 @@ export function userSignedUp(n: number, at = new Date()): BenchEvent & { id: str
       name: `${first} ${last}`,
       plan: PLANS[n % PLANS.length],
       locale: LOCALES[n % LOCALES.length],
+      ...(n % 5 === 0 ? { timeZone: ZONES[n % ZONES.length] } : {}),
       signupSource: SOURCES[n % SOURCES.length],
     },
   };
@@ -81,6 +90,9 @@ export function orderPlaced(n: number, at = new Date()): BenchEvent & { id: stri
           postalCode: String(10000 + (n % 89999)),
           country,
         },
+        ...(n % 5 === 0
+          ? { locale: LOCALES[n % LOCALES.length], timeZone: ZONES[n % ZONES.length] }
+          : {}),
       },
       total: total.toFixed(2),
       currency: 'EUR',

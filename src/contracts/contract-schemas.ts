@@ -6,7 +6,7 @@ import {
 import { EMAIL_DISPATCH_FAILED_V1, EmailDispatchFailedV1Data } from './email-dispatch-failed.v1';
 import { INBOUND_READERS } from './inbound-contracts';
 import { plainTextPattern } from './is-plain-text';
-import { INBOUND_SCHEMAS, schemasOf, type JsonSchema } from './json-schema';
+import { INBOUND_SCHEMAS, lenientPaths, schemasOf, type JsonSchema } from './json-schema';
 import { BEYOND_STANDARD, STANDARD_FORMATS } from './json-schema-rules';
 import {
   CLOUDEVENTS_EXTENSION_NAME,
@@ -47,6 +47,11 @@ export interface ContractSchema {
   name: string;
   promise: SchemaPromise;
   schema: JsonSchema;
+  /**
+   * The paths of the properties the service reads leniently (`data.customer.timeZone`,
+   * `@Lenient()`): the published schema says so only in their descriptions.
+   */
+  lenient: readonly string[];
 }
 
 /** Which way a change must stay compatible, by what the schema promises. */
@@ -82,7 +87,12 @@ export function schemaId(name: string): string {
 export function contractSchemas(): ContractSchema[] {
   const inbound = Object.entries(INBOUND_SCHEMAS).map(([type, schema]) => {
     const tolerant = INBOUND_READERS[type] === 'tolerant';
-    return published(type, tolerant ? 'domain-event' : 'command', inboundSchema(schema, tolerant));
+    return published(
+      type,
+      tolerant ? 'domain-event' : 'command',
+      inboundSchema(schema, tolerant),
+      lenientPaths(schema),
+    );
   });
   const results = Object.entries(schemasOf(RESULT_DATA_CONTRACTS, { closed: false })).map(
     ([type, schema]) =>
@@ -105,13 +115,18 @@ export function contractSchemas(): ContractSchema[] {
   ];
 }
 
-function published(name: string, promise: SchemaPromise, schema: JsonSchema): ContractSchema {
+function published(
+  name: string,
+  promise: SchemaPromise,
+  schema: JsonSchema,
+  lenient: readonly string[] = [],
+): ContractSchema {
   const { definitions, ...rest } = standardSchema(schema);
   delete rest.$schema;
   const ordered: JsonSchema = { $schema: DRAFT_07, $id: schemaId(name), title: name, ...rest };
   // A schema without nested classes has nothing to define.
   if (definitions && Object.keys(definitions).length > 0) ordered.definitions = definitions;
-  return { name, promise, schema: ordered };
+  return { name, promise, schema: ordered, lenient };
 }
 
 const STANDARD = new Set<string>(STANDARD_FORMATS);

@@ -25,6 +25,13 @@ export interface RuleSchema {
 export const UNIQUE_EMAILS_KEYWORD = 'x-uniqueEmailsIgnoringCase';
 
 /**
+ * An annotation, not a rule: the property is lenient (`@Lenient()`), so the service removes a
+ * value that breaks the property's schema and keeps the event. The published schemas leave it
+ * out and say it in the property's description ({@link BEYOND_STANDARD}).
+ */
+export const LENIENT_KEYWORD = 'x-lenient';
+
+/**
  * ISO 8601 as validator.js's `isISO8601` reads its syntax (its `iso8601` expression, verbatim):
  * calendar, week and ordinal dates, with an optional time and offset. `isISO8601`'s `strict`
  * also refuses a date that does not exist, which the format `iso8601` adds in the service's
@@ -68,6 +75,10 @@ export const BEYOND_STANDARD: Readonly<Record<string, string>> = {
     'No two items have the same `email`, ignoring case: no JSON Schema keyword can say it, so a ' +
     'validator accepts one address twice in different case (ada@example.com, Ada@Example.com) ' +
     'and mailbridge refuses it (INVALID).',
+  [LENIENT_KEYWORD]:
+    'Lenient: send a value that fits this schema. mailbridge ignores one that does not (a wrong ' +
+    'type, too long, a control character): it removes the value, counts it among the ignored ' +
+    'fields and handles the event as if the field were absent, never dead-letters it for that.',
 };
 
 /** Every ISO 4217 code that class-validator accepts, in any case, as validator.js reads it. */
@@ -229,6 +240,8 @@ export function contractAjv(options: Options = {}): Ajv {
   for (const [name, validate] of Object.entries(FORMATS)) {
     ajv.addFormat(name, { type: 'string', validate });
   }
+  // An annotation: the validator finds lenient properties by it when an event fails.
+  ajv.addKeyword({ keyword: LENIENT_KEYWORD, schemaType: 'boolean' });
   for (const [keyword, { type, validate }] of Object.entries(KEYWORDS)) {
     ajv.addKeyword({
       keyword,

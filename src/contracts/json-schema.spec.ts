@@ -1,6 +1,10 @@
 import { INBOUND_CONTRACTS } from './inbound-contracts';
-import { INBOUND_SCHEMAS, type JsonSchema } from './json-schema';
-import { ruleOf } from './json-schema-rules';
+import { Type } from 'class-transformer';
+import { IsArray, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { INBOUND_SCHEMAS, lenientPaths, schemasOf, type JsonSchema } from './json-schema';
+import { LENIENT_KEYWORD, ruleOf } from './json-schema-rules';
+import { Lenient } from './lenient';
+import { TIME_ZONE_MAX_LENGTH } from './time-zone';
 
 /** Every object schema in `schema`, at any depth, with where it is. */
 function* objectSchemas(schema: unknown, at = '#'): Generator<[string, JsonSchema]> {
@@ -50,6 +54,53 @@ describe('INBOUND_SCHEMAS', () => {
       pattern: expect.stringMatching(/^\^\[\^/) as unknown,
       not: { pattern: expect.any(String) as unknown },
     });
+  });
+});
+
+describe('@Lenient()', () => {
+  const data = (type: string, name: string) =>
+    (INBOUND_SCHEMAS[type].definitions as Record<string, JsonSchema>)[name];
+
+  it('marks the lenient properties x-lenient, beside their rules', () => {
+    const customer = data('order.placed.v1', 'OrderCustomer').properties as Record<
+      string,
+      JsonSchema
+    >;
+    expect(customer.timeZone).toMatchObject({
+      type: ['string', 'null'],
+      maxLength: TIME_ZONE_MAX_LENGTH,
+      [LENIENT_KEYWORD]: true,
+    });
+    expect(customer.firstName).not.toHaveProperty([LENIENT_KEYWORD]);
+    expect(lenientPaths(INBOUND_SCHEMAS['order.placed.v1'])).toEqual([
+      'data.customer.locale',
+      'data.customer.timeZone',
+    ]);
+    expect(lenientPaths(INBOUND_SCHEMAS['user.signed_up.v1'])).toEqual([
+      'data.locale',
+      'data.timeZone',
+    ]);
+    expect(lenientPaths(INBOUND_SCHEMAS['email.campaign.requested.v1'])).toEqual([]);
+  });
+
+  it('is refused on a required property, or one that is not a single scalar type', () => {
+    class Required {
+      @IsString() @Lenient() locale!: string;
+    }
+    class Nested {
+      @IsOptional() @IsString() name?: string;
+    }
+    class NotScalar {
+      @IsOptional() @IsArray() @Lenient() tags?: string[];
+
+      @IsOptional() @IsObject() @ValidateNested() @Type(() => Nested) nested?: Nested;
+    }
+    expect(() => schemasOf({ r: Required }, { closed: true })).toThrow(
+      'Required.locale: @Lenient() needs @IsOptional()',
+    );
+    expect(() => schemasOf({ n: NotScalar }, { closed: true })).toThrow(
+      'NotScalar.tags: @Lenient() is for a string, number or boolean property',
+    );
   });
 });
 

@@ -3,7 +3,8 @@ import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadataArrayToSchemas } from 'class-validator-jsonschema';
 import { INBOUND_CONTRACTS } from './inbound-contracts';
-import { RULES, type JsonType, type RuleSchema } from './json-schema-rules';
+import { LENIENT_KEYWORD, RULES, type JsonType, type RuleSchema } from './json-schema-rules';
+import { isLenient } from './lenient';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -63,10 +64,42 @@ export function schemasOf(
       refPointerPrefix: '#/definitions/',
     },
   ) as Record<string, JsonSchema>;
-  for (const c of classes) finishClass(schemas[c.name], c.name, uses.get(c)!, options.closed);
+  for (const c of classes) finishClass(schemas[c.name], c, uses.get(c)!, options.closed);
   return Object.fromEntries(
     Object.entries(contracts).map(([key, c]) => [key, selfContained(c.name, schemas)]),
   );
+}
+
+/**
+ * The paths of `schema`'s lenient properties (`data.customer.timeZone`, `data.items[].note`), as
+ * `breakingChanges` names properties and the validator names ignored fields. `isLenient` says
+ * which property schemas are (a published schema says it only in the description).
+ */
+export function lenientPaths(
+  schema: JsonSchema,
+  isLenient: (property: JsonSchema) => boolean = (p) => p[LENIENT_KEYWORD] === true,
+): string[] {
+  const definitions = (schema.definitions ?? {}) as Record<string, JsonSchema>;
+  const found: string[] = [];
+  const seen = new Set<JsonSchema>();
+  const walk = (node: unknown, path: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    let s = node as JsonSchema;
+    const ref = typeof s.$ref === 'string' ? /^#\/definitions\/(.+)$/.exec(s.$ref) : null;
+    if (ref) s = definitions[ref[1]];
+    if (seen.has(s)) return;
+    seen.add(s);
+    for (const branch of (s.anyOf ?? []) as unknown[]) walk(branch, path);
+    if (s.items !== undefined) walk(s.items, `${path}[]`);
+    for (const [name, property] of Object.entries((s.properties ?? {}) as JsonSchema)) {
+      const at = path ? `${path}.${name}` : name;
+      if (isLenient(property as JsonSchema)) found.push(at);
+      else walk(property, at);
+    }
+    seen.delete(s);
+  };
+  walk(schema, '');
+  return found;
 }
 
 /** The contracts, the classes they extend and every class nested in them (`@Type`). */
@@ -127,11 +160,11 @@ function converters(): Converters {
 
 /**
  * What class-validator-jsonschema leaves to its caller: unknown properties refused, each
- * property typed once from all its rules, optional properties nullable.
+ * property typed once from all its rules, optional properties nullable, lenient ones marked.
  */
 function finishClass(
   schema: JsonSchema,
-  className: string,
+  c: Class,
   uses: readonly RuleUse[],
   closed: boolean,
 ): void {
@@ -140,11 +173,25 @@ function finishClass(
   const required = new Set((schema.required ?? []) as string[]);
   for (const name of Object.keys(properties)) {
     const propertyUses = uses.filter((u) => u.meta.propertyName === name);
-    const at = `${className}.${name}`;
+    const at = `${c.name}.${name}`;
     checkNoClash(propertyUses, at);
     const typed = withTypes(properties[name], propertyUses, at);
+    if (isLenient(c, name)) markLenient(typed, required.has(name), at);
     properties[name] = required.has(name) ? typed : nullable(typed);
   }
+}
+
+/**
+ * `@Lenient()`: the validator removes a value that breaks this property's schema instead of
+ * refusing the event, which only an optional property of one scalar type can be (its value is
+ * the whole property: nothing inside it to remove instead).
+ */
+function markLenient(schema: JsonSchema, required: boolean, at: string): void {
+  if (required) throw new Error(`${at}: @Lenient() needs @IsOptional()`);
+  if (!['string', 'integer', 'number', 'boolean'].includes(schema.type as string)) {
+    throw new Error(`${at}: @Lenient() is for a string, number or boolean property`);
+  }
+  schema[LENIENT_KEYWORD] = true;
 }
 
 function schemaOf(use: RuleUse): RuleSchema {

@@ -19,6 +19,8 @@ import {
 import { EventEnvelope } from './event-envelope';
 import { IsEmailAddress } from './is-email-address';
 import { IsPlainText } from './is-plain-text';
+import { Lenient } from './lenient';
+import { TIME_ZONE_MAX_LENGTH } from './time-zone';
 
 export const ORDER_PLACED_V1 = 'order.placed.v1';
 
@@ -48,6 +50,20 @@ export class OrderCustomer {
   @ValidateNested()
   @Type(() => OrderAddress)
   address?: OrderAddress;
+
+  /**
+   * The customer's language as a BCP 47 tag (`de-DE`). Lenient: a value that does not fit is
+   * ignored; a well-formed tag nobody knows falls back to the default copy in the templates.
+   */
+  @IsOptional() @IsString() @MaxLength(35) @IsPlainText() @Lenient() locale?: string;
+
+  /** The customer's IANA time zone (`Europe/Berlin`). Lenient, as `locale`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(TIME_ZONE_MAX_LENGTH)
+  @IsPlainText()
+  @Lenient()
+  timeZone?: string;
 }
 
 export class OrderItem {

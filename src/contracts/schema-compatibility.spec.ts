@@ -167,6 +167,55 @@ describe(breakingChanges.name, () => {
     });
   });
 
+  describe("a domain event's open data gaining a field (any value passed the published one)", () => {
+    /** The published domain event: `data` open for unknown fields. */
+    function open(data: JsonSchema, required?: string[]): JsonSchema {
+      const schema = event(data, required);
+      delete (schema.definitions as Record<string, JsonSchema>).Data.additionalProperties;
+      return schema;
+    }
+    const TIME_ZONE: JsonSchema = { type: ['string', 'null'], maxLength: 64, pattern: '^[^\\n]*$' };
+    const withZone = { ...DATA, timeZone: TIME_ZONE };
+
+    it('passes a new optional lenient field: a value that does not fit is ignored, never refused', () => {
+      expect(
+        breakingChanges(open(DATA), open(withZone), 'inbound', new Set(['data.timeZone'])),
+      ).toEqual([]);
+    });
+
+    it('fails a new strict field, and says to make it lenient or publish a new version', () => {
+      expect(breakingChanges(open(DATA), open(withZone), 'inbound')).toEqual([
+        {
+          path: 'data.timeZone',
+          change:
+            'declared by current, not by published: make it optional and lenient (@Lenient(): a ' +
+            'value that does not fit is ignored), or add it in a new version',
+        },
+      ]);
+    });
+
+    it('fails a new lenient field that is required', () => {
+      expect(
+        breakingChanges(
+          open(DATA),
+          open(withZone, ['email', 'timeZone']),
+          'inbound',
+          new Set(['data.timeZone']),
+        ),
+      ).toEqual([{ path: 'data.timeZone', change: 'required by current, not by published' }]);
+    });
+
+    it('passes an existing field made lenient (it accepts more), and still judges its rules', () => {
+      const published = open(withZone);
+      const lenient = new Set(['data.timeZone']);
+      expect(breakingChanges(published, open(withZone), 'inbound', lenient)).toEqual([]);
+      const tighter = open({ ...DATA, timeZone: { ...TIME_ZONE, maxLength: 10 } });
+      expect(breakingChanges(published, tighter, 'inbound', lenient)).toEqual([
+        { path: 'data.timeZone', change: 'maxLength current 10, published 64' },
+      ]);
+    });
+  });
+
   describe('an outbound schema (mailbridge produces, subscribers validate)', () => {
     const result = (properties: JsonSchema, required: string[]): JsonSchema => ({
       type: 'object',

@@ -17,6 +17,8 @@ interface Node {
   schema: JsonSchema | boolean;
   root: JsonSchema;
   label: Label;
+  /** The paths of the properties the service reads leniently (`data.customer.timeZone`). */
+  lenient: ReadonlySet<string>;
 }
 
 /** The keywords this comparer understands; any other one must stay exactly as published. */
@@ -67,17 +69,22 @@ const CONDITIONAL = ['if', 'then', 'else'] as const;
  * renamed, a type or limit tightened, an enum narrowed, a field newly required); an `outbound`
  * one when a message the current version allows would fail the published one, which subscribers
  * validate against (a field that was always there may be missing, a type or enum widened).
- * Additive optional fields pass both ways (outbound schemas leave unknown properties open).
+ * Additive optional fields pass outbound (its schemas leave unknown properties open). Inbound, a
+ * newly declared property passes when it is optional and lenient (`lenient`, the current
+ * properties' paths): the published schema left `data` open, so producers may already send any
+ * value under that name, which a lenient property ignores when it does not fit; a strict one
+ * would refuse it.
  */
 export function breakingChanges(
   published: JsonSchema,
   current: JsonSchema,
   direction: SchemaDirection,
+  lenient: ReadonlySet<string> = new Set(),
 ): BreakingChange[] {
   // As JSON: a generated schema may hold objects of other prototypes than parsed ones.
   const [was, is] = [published, current].map((s) => JSON.parse(JSON.stringify(s)) as JsonSchema);
-  const old: Node = { schema: was, root: was, label: 'published' };
-  const now: Node = { schema: is, root: is, label: 'current' };
+  const old: Node = { schema: was, root: was, label: 'published', lenient: new Set() };
+  const now: Node = { schema: is, root: is, label: 'current', lenient };
   const changes: BreakingChange[] = [];
   // Every instance of the first must pass the second.
   if (direction === 'inbound') compare(old, now, '', changes);
@@ -251,8 +258,15 @@ function compareObjects(
     const narrow = xProps[name] ?? otherProperties(xs);
     if (narrow === false) continue;
     if (xProps[name] === undefined && yProps[name] !== undefined) {
+      // Any value passes a lenient property (one that does not fit is ignored); `required`
+      // above still refuses a new required one.
+      if (y.lenient.has(at(name))) continue;
       // Left open where the other declares it: gone from this one, whatever it may hold now.
-      out.push({ path: at(name), change: `declared by ${y.label}, not by ${x.label}` });
+      const way =
+        y.label === 'current'
+          ? ': make it optional and lenient (@Lenient(): a value that does not fit is ignored), or add it in a new version'
+          : '';
+      out.push({ path: at(name), change: `declared by ${y.label}, not by ${x.label}${way}` });
       continue;
     }
     const wide = yProps[name] ?? otherProperties(ys);

@@ -80,6 +80,20 @@ describe('what each schema promises', () => {
     expect(current.flatMap((c) => contentProblems(c.name, c.promise, c.schema))).toEqual([]);
   });
 
+  it('knows which fields are lenient, and fails one made strict again', () => {
+    expect(named('order.placed.v1').lenient).toEqual([
+      'data.customer.locale',
+      'data.customer.timeZone',
+    ]);
+    expect(evolutionProblems(current, publishedNow())).toEqual([]);
+    const strict = { ...structuredClone(named('user.signed_up.v1')), lenient: ['data.timeZone'] };
+    expect(evolutionProblems([strict], publishedNow())).toContainEqual(
+      'user.signed_up.v1: data.locale is lenient in the published version (a value that does ' +
+        'not fit is ignored) but not in the current one, which would refuse such an event: keep ' +
+        '@Lenient(), or add a new version, user.signed_up.v2.',
+    );
+  });
+
   it('fails a domain event whose data refuses unknown fields at any depth', () => {
     const { name, promise, schema } = structuredClone(named('order.placed.v1'));
     definitionsOf(schema).OrderAddress.additionalProperties = false;
@@ -117,9 +131,9 @@ describe('what each schema promises', () => {
     expect(contentProblems(name, promise, schema)).toEqual([
       expect.stringContaining('# refuses unknown fields'),
     ]);
-    expect(evolutionProblems([{ name, promise, schema }], publishedNow())).toContainEqual(
-      expect.stringContaining('subscribers can rely on every published field'),
-    );
+    expect(
+      evolutionProblems([{ name, promise, schema, lenient: [] }], publishedNow()),
+    ).toContainEqual(expect.stringContaining('subscribers can rely on every published field'));
   });
 
   it('lets a domain event open its data and its envelope to extensions over a closed published version', () => {

@@ -1,5 +1,6 @@
 import { directionOf, type ContractSchema, type SchemaPromise } from './contract-schemas';
-import type { JsonSchema } from './json-schema';
+import { lenientPaths, type JsonSchema } from './json-schema';
+import { BEYOND_STANDARD, LENIENT_KEYWORD } from './json-schema-rules';
 import { breakingChanges } from './schema-compatibility';
 
 /** What each kind of schema promises, as the problems say it. */
@@ -36,7 +37,7 @@ export function evolutionProblems(
       );
     }
   }
-  for (const { name, promise, schema } of current) {
+  for (const { name, promise, schema, lenient } of current) {
     problems.push(...contentProblems(name, promise, schema));
     const snapshot = published.get(name);
     if (!snapshot) {
@@ -46,8 +47,9 @@ export function evolutionProblems(
       );
       continue;
     }
+    problems.push(...noLongerLenient(name, snapshot, lenient));
     const direction = directionOf(promise);
-    const changes = breakingChanges(snapshot, schema, direction);
+    const changes = breakingChanges(snapshot, schema, direction, new Set(lenient));
     if (changes.length === 0) continue;
     const who =
       direction === 'inbound'
@@ -59,11 +61,37 @@ export function evolutionProblems(
         ...changes.map((c) => `  - ${c.path}: ${c.change}`),
         `Leave ${name} as published and add a new version, ${nextVersion(name)}: a new contract ` +
           `class and type beside ${name}, published with \`npm run contracts:publish\`. ` +
-          'Additive optional fields need no new version.',
+          (direction === 'inbound'
+            ? 'A new optional field read leniently (@Lenient()) needs no new version.'
+            : 'Additive optional fields need no new version.'),
       ].join('\n'),
     );
   }
   return problems;
+}
+
+/**
+ * A property the published version reads leniently (its description says so) that the current
+ * one reads strictly: a value that was ignored would now be refused.
+ */
+function noLongerLenient(
+  name: string,
+  published: JsonSchema,
+  lenient: readonly string[],
+): string[] {
+  const note = BEYOND_STANDARD[LENIENT_KEYWORD];
+  const was = lenientPaths(
+    published,
+    (p) => typeof p.description === 'string' && p.description.includes(note),
+  );
+  return was
+    .filter((path) => !lenient.includes(path))
+    .map(
+      (path) =>
+        `${name}: ${path} is lenient in the published version (a value that does not fit is ` +
+        `ignored) but not in the current one, which would refuse such an event: keep @Lenient(), ` +
+        `or add a new version, ${nextVersion(name)}.`,
+    );
 }
 
 /**

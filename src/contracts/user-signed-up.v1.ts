@@ -11,6 +11,8 @@ import {
 import { EventEnvelope } from './event-envelope';
 import { IsEmailAddress } from './is-email-address';
 import { IsPlainText } from './is-plain-text';
+import { Lenient } from './lenient';
+import { TIME_ZONE_MAX_LENGTH } from './time-zone';
 
 export const USER_SIGNED_UP_V1 = 'user.signed_up.v1';
 
@@ -31,11 +33,24 @@ export class UserSignedUpV1Data {
   @IsPlainText()
   name!: string;
 
+  /**
+   * The user's language as a BCP 47 tag (`de-DE`). Lenient: a value that does not fit is
+   * ignored; a well-formed tag nobody knows falls back to the default copy in the templates.
+   */
   @IsOptional()
   @IsString()
   @MaxLength(35)
   @IsPlainText()
+  @Lenient()
   locale?: string;
+
+  /** The user's IANA time zone (`Europe/Berlin`). Lenient, as `locale`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(TIME_ZONE_MAX_LENGTH)
+  @IsPlainText()
+  @Lenient()
+  timeZone?: string;
 
   @IsOptional()
   @IsIn(['free', 'trial', 'pro', 'enterprise'])

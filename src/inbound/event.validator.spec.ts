@@ -3,7 +3,7 @@ import { CORPUS_PARSE_OPTIONS, corpusRecord } from '../../test/hostile/corpus-pa
 import { FULL_EVENTS } from '../../test/hostile/full-events';
 import { TOPICS, interleavedValidEvents } from '../../test/hostile/valid-events';
 import { classValidatorEvent } from '../../test/support/class-validator-reference';
-import { INBOUND_SCHEMAS, type JsonSchema } from '../contracts/json-schema';
+import { INBOUND_SCHEMAS, lenientPaths, type JsonSchema } from '../contracts/json-schema';
 import { readEvent } from './event.parser';
 import { validateEvent } from './event.validator';
 import { InvalidEventError } from './invalid-event.error';
@@ -193,17 +193,20 @@ describe(validateEvent.name, () => {
         expect(missing(schema, event, schema)).toEqual([]);
       });
 
-      it('whatever value one field takes', async () => {
+      it("whatever value one field takes (a lenient field's that breaks a rule is ignored)", async () => {
         expect(await reference(type, event)).toBe('valid');
+        const lenient = new Set(lenientPaths(INBOUND_SCHEMAS[type]));
         const disagreements: string[] = [];
         for (const path of fieldPaths(event)) {
           const original = at(event, path);
           for (const value of variants(original)) {
             const changed = withValue(event, path, value);
-            const ours = compiledWithMessage(type, changed);
+            // First: the compiled validator removes what it ignores from the event it is given.
             const theirs = await reference(type, changed);
+            const ours = compiledWithMessage(type, changed);
+            const expected = lenient.has(path.join('.')) && theirs === 'INVALID' ? 'valid' : theirs;
             const agree =
-              ours.verdict === theirs || isShapeDifference(original, value, ours.verdict);
+              ours.verdict === expected || isShapeDifference(original, value, ours.verdict);
             if (
               !agree ||
               (typeof value === 'string' && value.length > 3 && ours.message.includes(value))
@@ -329,5 +332,97 @@ describe('validateEvent reads domain events tolerantly and commands strictly', (
     const { code, told } = read(type, withValue(FULL_EVENTS[topic], path, true));
     expect(code).toBe('UNKNOWN_FIELD');
     expect(told).toEqual([]);
+  });
+});
+
+describe("validateEvent ignores a lenient field's value that does not fit", () => {
+  function read(type: string, event: Record<string, unknown>) {
+    const told: Array<[string, readonly string[], readonly string[]]> = [];
+    try {
+      const accepted = validateEvent(type, event, (t, unknown, unfit) =>
+        told.push([t, unknown, unfit]),
+      );
+      return { accepted: accepted as unknown, told };
+    } catch (error) {
+      return { code: (error as InvalidEventError).code, message: (error as Error).message, told };
+    }
+  }
+
+  const withoutLocale = withValue(FULL_EVENTS.signup, ['data', 'locale'], DELETE);
+  const withoutZone = withValue(FULL_EVENTS.order, ['data', 'customer', 'timeZone'], DELETE);
+
+  it('keeps a value that fits, and says nothing', () => {
+    const event = structuredClone(FULL_EVENTS.signup);
+    const { accepted, told } = read('user.signed_up.v1', event);
+    expect(accepted).toBe(event);
+    expect((accepted as typeof event).data).toMatchObject({
+      locale: 'en-GB',
+      timeZone: 'Europe/London',
+    });
+    expect(told).toEqual([]);
+  });
+
+  it.each<[string, unknown]>([
+    ['a number', 42],
+    ['too long', 'x'.repeat(100)],
+    ['an object', {}],
+    ['a list', ['en-GB']],
+    ['a control character', 'en\u0000GB'],
+    ['a line break', 'en-GB\n'],
+    ['a bidi override', '\u202Een-GB'],
+  ])('removes a sign-up locale that is %s, counts it and accepts the event', (_what, value) => {
+    const event = withValue(FULL_EVENTS.signup, ['data', 'locale'], value);
+    const { accepted, told } = read('user.signed_up.v1', event);
+    expect(accepted).toEqual(withoutLocale);
+    expect(told).toEqual([['user.signed_up.v1', [], ['data.locale']]]);
+  });
+
+  it.each<[string, unknown]>([
+    ['a number', 42],
+    ['an object', {}],
+    ['too long', 'Europe/'.repeat(10)],
+    ['a boolean', true],
+  ])('removes an order customer timeZone that is %s', (_what, value) => {
+    const event = withValue(FULL_EVENTS.order, ['data', 'customer', 'timeZone'], value);
+    const { accepted, told } = read('order.placed.v1', event);
+    expect(accepted).toEqual(withoutZone);
+    expect(told).toEqual([['order.placed.v1', [], ['data.customer.timeZone']]]);
+  });
+
+  it('keeps a well-formed zone or tag nobody knows: the templates fall back, not validation', () => {
+    let event = withValue(FULL_EVENTS.order, ['data', 'customer', 'timeZone'], 'Mars/Olympus');
+    event = withValue(event, ['data', 'customer', 'locale'], 'xx-nope');
+    const { accepted, told } = read('order.placed.v1', event);
+    expect(accepted).toBe(event);
+    expect(told).toEqual([]);
+  });
+
+  it('removes lenient values beside unknown fields, and names both kinds', () => {
+    let event = withValue(FULL_EVENTS.order, ['data', 'customer', 'timeZone'], 42);
+    event = withValue(event, ['data', 'customer', 'locale'], 'x'.repeat(36));
+    event = withValue(event, ['data', 'loyalty'], 'gold');
+    const { accepted, told } = read('order.placed.v1', event);
+    expect(accepted).toEqual(withValue(withoutZone, ['data', 'customer', 'locale'], DELETE));
+    expect(told).toEqual([
+      ['order.placed.v1', ['data.loyalty'], ['data.customer.locale', 'data.customer.timeZone']],
+    ]);
+  });
+
+  it('still refuses a strict field that breaks its rule beside one (INVALID, naming the strict one)', () => {
+    let event = withValue(FULL_EVENTS.signup, ['data', 'locale'], 42);
+    event = withValue(event, ['data', 'signupSource'], 42);
+    const { code, message, told } = read('user.signed_up.v1', event);
+    expect(code).toBe('INVALID');
+    expect(message).toBe('user.signed_up.v1 is invalid: data.signupSource fails isString');
+    expect(told).toEqual([]);
+  });
+
+  it.each([
+    ["the customer's first name", ['data', 'customer', 'firstName'], 42],
+    ["the customer's company", ['data', 'customer', 'company'], 'x'.repeat(201)],
+    ['the currency', ['data', 'currency'], 'EURO'],
+  ] as const)('still dead-letters %s when it breaks its rule (INVALID)', (_what, path, value) => {
+    const { code } = read('order.placed.v1', withValue(FULL_EVENTS.order, path, value));
+    expect(code).toBe('INVALID');
   });
 });

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { INBOUND_READERS, type InboundEvent } from '../contracts/inbound-contracts';
-import { INBOUND_SCHEMAS } from '../contracts/json-schema';
+import { INBOUND_SCHEMAS, lenientPaths } from '../contracts/json-schema';
 import { contractAjv, ruleOf } from '../contracts/json-schema-rules';
 import { InvalidEventError } from './invalid-event.error';
 
@@ -22,8 +22,16 @@ function compileAll(allErrors: boolean): ReadonlyMap<string, ValidateFunction> {
   );
 }
 
-/** Told the fields a tolerant reader removed from an event it accepted (see {@link validateEvent}). */
-export type IgnoredFieldsListener = (type: string, paths: readonly string[]) => void;
+/**
+ * Told what the reader removed from an event it accepted (see {@link validateEvent}): `unknown`,
+ * fields the contract does not declare (a tolerant reader's), and `unfit`, values of lenient
+ * properties that did not fit their rules.
+ */
+export type IgnoredFieldsListener = (
+  type: string,
+  unknown: readonly string[],
+  unfit: readonly string[],
+) => void;
 
 /** A property that no schema of its object declares: where its object is, and its name. */
 interface Unknown {
@@ -31,17 +39,24 @@ interface Unknown {
   name: string;
 }
 
+/** Each type's lenient properties, as the paths of ignored fields name them (`data.customer.locale`). */
+const LENIENT: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries(INBOUND_SCHEMAS).map(([type, schema]) => [type, new Set(lenientPaths(schema))]),
+);
+
 /**
  * `plain` as an event of `type`, checked against its contract, or {@link InvalidEventError}:
  * `UNKNOWN_FIELD` when a property is not declared anywhere in it (whatever else is wrong),
  * else `INVALID`. Messages name property paths and the class-validator rule each broke
  * (`data.email fails isEmail`), never values.
  *
- * For a type read tolerantly (`INBOUND_READERS`), an undeclared property of `data`, at any depth,
- * is not an error: it is deleted from `plain` (which the caller owns), the rest validated, and
- * its path (`data.items[].discount`) handed to `onIgnored` once the event is accepted. The closed
- * schema runs first either way, so that an event without unknown fields costs what it did; only
- * one that fails pays for finding and removing them.
+ * A lenient property's value (`@Lenient()`) that breaks its rules is not an error either: it is
+ * deleted from `plain` as if it had not been sent. For a type read tolerantly (`INBOUND_READERS`),
+ * an undeclared property of `data`, at any depth, is not an error: it is deleted from `plain`
+ * (which the caller owns). The rest is validated, and what was removed handed to `onIgnored`
+ * (`data.items[].discount`) once the event is accepted. The closed schema runs first either way,
+ * so that an event that fits costs what it did; only one that fails pays for finding and
+ * removing what to ignore.
  */
 export function validateEvent(
   type: string,
@@ -54,18 +69,20 @@ export function validateEvent(
   if (!fast || !full) throw new InvalidEventError('INVALID', `${type} has no schema`);
   if (fast(plain)) return plain as unknown as InboundEvent;
   full(plain);
-  let { unknown, broken } = explain(full.errors ?? []);
+  const { unfit, rest } = removeUnfit(plain, LENIENT.get(type), full.errors ?? []);
+  let { unknown, broken } = explain(rest);
+  let ignored: string[] = [];
   if (INBOUND_READERS[type] === 'tolerant' && unknown.some(inData)) {
-    const ignored = strip(plain, unknown.filter(inData));
+    ignored = strip(plain, unknown.filter(inData));
     unknown = unknown.filter((u) => !inData(u));
-    if (unknown.length === 0) {
-      if (fast(plain)) {
-        onIgnored?.(type, ignored);
-        return plain as unknown as InboundEvent;
-      }
-      full(plain);
-      ({ unknown, broken } = explain(full.errors ?? []));
+  }
+  if (unknown.length === 0 && (unfit.length > 0 || ignored.length > 0)) {
+    if (fast(plain)) {
+      onIgnored?.(type, ignored, unfit);
+      return plain as unknown as InboundEvent;
     }
+    full(plain);
+    ({ unknown, broken } = explain(full.errors ?? []));
   }
   if (unknown.length > 0) {
     throw new InvalidEventError(
@@ -81,20 +98,59 @@ function inData(unknown: Unknown): boolean {
 }
 
 /**
+ * Deletes from `plain` each value that broke a rule of a `lenient` property; returns their paths,
+ * each once, and the other errors.
+ */
+function removeUnfit(
+  plain: Record<string, unknown>,
+  lenient: ReadonlySet<string> | undefined,
+  errors: readonly ErrorObject[],
+): { unfit: string[]; rest: ErrorObject[] } {
+  if (!lenient?.size) return { unfit: [], rest: [...errors] };
+  const unfit = new Set<string>();
+  const rest: ErrorObject[] = [];
+  for (const error of errors) {
+    // A lenient property is a scalar (json-schema.ts): its errors are at the value itself.
+    const at = instancePath(error.instancePath);
+    const name = at.pop();
+    const shown = name === undefined ? undefined : shownPath(plain, at, name);
+    if (shown === undefined || !lenient.has(shown)) {
+      rest.push(error);
+      continue;
+    }
+    if (!unfit.has(shown)) delete (valueAt(plain, at) as Record<string, unknown>)[name!];
+    unfit.add(shown);
+  }
+  return { unfit: [...unfit], rest };
+}
+
+/** The value at `path` in `plain`. */
+function valueAt(plain: Record<string, unknown>, path: readonly string[]): unknown {
+  let node: unknown = plain;
+  for (const key of path) node = (node as Record<string, unknown>)[key];
+  return node;
+}
+
+/** `data.items[].discount`: the path of property `name` of the object at `at`, as logged. */
+function shownPath(plain: Record<string, unknown>, at: readonly string[], name: string): string {
+  let shown = '';
+  let node: unknown = plain;
+  for (const key of at) {
+    shown += Array.isArray(node) ? '[]' : `${shown ? '.' : ''}${pathText([key])}`;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return `${shown}.${pathText([name])}`;
+}
+
+/**
  * Deletes each unknown property from `plain`; returns their paths, each once, an array's items
  * standing for one another (`data.items[].discount`).
  */
 function strip(plain: Record<string, unknown>, unknown: readonly Unknown[]): string[] {
   const paths = new Set<string>();
   for (const { at, name } of unknown) {
-    let shown = '';
-    let node: unknown = plain;
-    for (const key of at) {
-      shown += Array.isArray(node) ? '[]' : `${shown ? '.' : ''}${pathText([key])}`;
-      node = (node as Record<string, unknown>)[key];
-    }
-    delete (node as Record<string, unknown>)[name];
-    paths.add(`${shown}.${pathText([name])}`);
+    paths.add(shownPath(plain, at, name));
+    delete (valueAt(plain, at) as Record<string, unknown>)[name];
   }
   return [...paths];
 }

@@ -38,6 +38,21 @@ describe(IgnoredFields.name, () => {
     );
   });
 
+  it('counts lenient values that did not fit with the unknown fields, and logs them as such', () => {
+    const { ignored, counted, lines } = reporter();
+    ignored.report('order.placed.v1', ['data.loyalty'], ['data.customer.timeZone']);
+    ignored.report('order.placed.v1', [], ['data.customer.timeZone']);
+
+    expect(counted).toEqual([
+      ['order.placed.v1', 2],
+      ['order.placed.v1', 1],
+    ]);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'ignored an unknown field of order.placed.v1: data.loyalty (logged once)',
+      'ignored a value that does not fit of order.placed.v1: data.customer.timeZone (logged once)',
+    ]);
+  });
+
   it('past its bound, counts new paths without logging them, and says so once', () => {
     const { ignored, counted, lines } = reporter(3);
     for (let i = 0; i < 10; i++) ignored.report('order.placed.v1', [`data.f${i}`, 'data.f0']);

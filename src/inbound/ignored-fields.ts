@@ -5,7 +5,8 @@ export const MAX_REMEMBERED_FIELDS = 100;
 export type LogLine = { msg: string } & Record<string, unknown>;
 
 /**
- * What becomes of the fields the tolerant reader ignored (`validateEvent`): every one counted in
+ * What becomes of the fields the reader ignored (`validateEvent`), unknown fields of a domain
+ * event and lenient values that did not fit: every one counted in
  * `mailbridge_inbound_ignored_fields_total` by event type, and each new path of a type logged once,
  * so that the team running mailbridge learns what producers added. Producers choose the names,
  * so the paths remembered are bounded: past {@link MAX_REMEMBERED_FIELDS}, new ones are still
@@ -21,11 +22,18 @@ export class IgnoredFields {
     private readonly limit = MAX_REMEMBERED_FIELDS,
   ) {}
 
-  /** One accepted event of `type` had `paths` removed. */
-  report(type: string, paths: readonly string[]): void {
-    this.count(type, paths.length);
-    for (const field of paths) {
-      const key = `${type}\n${field}`;
+  /**
+   * One accepted event of `type` had `unknown` fields removed, and the values of the lenient
+   * fields `unfit`, which did not fit their rules.
+   */
+  report(type: string, unknown: readonly string[], unfit: readonly string[] = []): void {
+    this.count(type, unknown.length + unfit.length);
+    const fields = [
+      ...unknown.map((field) => ({ field, what: 'an unknown field' })),
+      ...unfit.map((field) => ({ field, what: 'a value that does not fit' })),
+    ];
+    for (const { field, what } of fields) {
+      const key = `${type}\n${what}\n${field}`;
       if (this.seen.has(key)) continue;
       if (this.seen.size >= this.limit) {
         if (!this.full) {
@@ -39,7 +47,7 @@ export class IgnoredFields {
       }
       this.seen.add(key);
       this.log({
-        msg: `ignored an unknown field of ${type}: ${field} (logged once)`,
+        msg: `ignored ${what} of ${type}: ${field} (logged once)`,
         eventType: type,
         field,
       });

@@ -47,7 +47,7 @@ export class RecordHandler {
     this.parseOptions = {
       maxBytes: config.consumer.maxEventBytes,
       typesByTopic: typesByTopic(config.topics),
-      onIgnoredFields: (type, paths) => ignored.report(type, paths),
+      onIgnoredFields: (type, unknown, unfit) => ignored.report(type, unknown, unfit),
     };
   }
 

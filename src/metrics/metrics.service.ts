@@ -76,12 +76,13 @@ export class MetricsService {
   });
 
   /**
-   * Unknown `data` fields that the tolerant reader removed from accepted domain events, by event
-   * type only: field names are the producers' choice, never a label.
+   * What the reader removed from accepted domain events, by event type only: unknown `data`
+   * fields, and values of lenient fields that did not fit their rules (`@Lenient()`). Field
+   * names are the producers' choice, never a label; the log names each path once.
    */
   readonly ignoredFields = new Counter({
     name: 'mailbridge_inbound_ignored_fields_total',
-    help: 'Unknown data fields ignored in accepted domain events (each path once per event), by event type',
+    help: 'Unknown data fields and lenient values that did not fit, ignored in accepted domain events (each path once per event), by event type',
     labelNames: ['type'] as const,
     registers: [this.registry],
     collect: () => {

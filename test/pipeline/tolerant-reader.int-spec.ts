@@ -18,9 +18,10 @@ const UNKNOWN = ['referralCode', 'utmSource', 'loyaltyTier', 'geoLatitude', 'dis
 
 /**
  * The tolerant reader on the real broker: domain events whose data carries fields mailbridge does
- * not know (nested too) are sent without them and counted; a command with one is dead-lettered
- * UNKNOWN_FIELD; a structured-mode CloudEvent with an extension attribute passes the published
- * schema and the service.
+ * not know (nested too) are sent without them and counted; so are lenient fields whose value does
+ * not fit (a sign-up's `locale: 42`, an order customer's `timeZone: 42`), never dead-lettered; a
+ * command with an unknown field is dead-lettered UNKNOWN_FIELD; a structured-mode CloudEvent with
+ * an extension attribute passes the published schema and the service.
  */
 describe('unknown fields on the real broker', () => {
   const fixture = new PipelineFixture();
@@ -38,6 +39,12 @@ describe('unknown fields on the real broker', () => {
   // Structured mode, with an extension attribute beside the context attributes.
   const structuredOrder = { ...placed, specversion: '1.0', tenant: 'eu-1' };
 
+  // Lenient fields with values that do not fit: ignored, not dead-lettered.
+  const unfitSignup = signUp(4, run);
+  Object.assign(unfitSignup.data, { locale: 42 });
+  const unfitOrder = order(8, run);
+  Object.assign(unfitOrder.data.customer, { timeZone: 42 });
+
   const command = campaignEvent(`${run}-campaign`);
   command.data.disableTrackingLinkz = true;
 
@@ -45,7 +52,8 @@ describe('unknown fields on the real broker', () => {
     await fixture.start();
     app = await fixture.startService({ BATCH_LINGER_MS: '200', CONTACT_LIST_WINDOW_MS: '1000' });
     const t = fixture.topics;
-    await fixture.publish('TOPIC_USER_SIGNED_UP', [signup], (e) => e.data.userId);
+    await fixture.publish('TOPIC_USER_SIGNED_UP', [signup, unfitSignup], (e) => e.data.userId);
+    await fixture.publish('TOPIC_ORDER_PLACED', [unfitOrder], (e) => e.id);
     await produce(fixture.kafka, t.TOPIC_ORDER_PLACED, [
       {
         key: placed.id,
@@ -95,6 +103,29 @@ describe('unknown fields on the real broker', () => {
     expect(ours.some((b) => b.includes(signup.data.email))).toBe(true);
   });
 
+  it('answers the sign-up and the order whose lenient fields do not fit, and dead-letters neither', async () => {
+    const ids = [unfitSignup.id, unfitOrder.id];
+    await waitFor(
+      () => {
+        const r = fixture.collector.results<EmailCampaignSentV1>(
+          fixture.topics.TOPIC_CAMPAIGN_SENT,
+        );
+        const answered = new Set(r.map((x) => x.sourceeventid));
+        return ids.every((id) => answered.has(id)) ? r : undefined;
+      },
+      { what: 'the events with unfit lenient fields sent', timeoutMs: 90_000 },
+    );
+    const keys = [unfitSignup.data.userId, unfitOrder.id];
+    const dead = fixture.collector.messages.filter(
+      (m) => m.topic === fixture.topics.TOPIC_DEAD_LETTER && keys.includes(m.key?.toString() ?? ''),
+    );
+    expect(dead).toEqual([]);
+    const failed = fixture.collector
+      .results<{ sourceeventid?: string }>(fixture.topics.TOPIC_DISPATCH_FAILED)
+      .filter((r) => ids.includes(r.sourceeventid ?? ''));
+    expect(failed).toEqual([]);
+  });
+
   it('counts the ignored fields by event type', async () => {
     const metrics = app.get(MetricsService);
     const text = await metrics.registry.metrics();
@@ -102,13 +133,14 @@ describe('unknown fields on the real broker', () => {
       text
         .split('\n')
         .find((l) => l.startsWith(`mailbridge_inbound_ignored_fields_total{type="${type}"}`));
-    // Sign-up: data.referralCode, data.utm. Order: data.customer.loyaltyTier,
-    // data.customer.address.geo, data.items[].discountCode (each path once).
+    // Sign-up: data.referralCode, data.utm, and the other's data.locale (42). Order:
+    // data.customer.loyaltyTier, data.customer.address.geo, data.items[].discountCode (each path
+    // once), and the other's data.customer.timeZone (42).
     expect(line('user.signed_up.v1')).toBe(
-      'mailbridge_inbound_ignored_fields_total{type="user.signed_up.v1"} 2',
+      'mailbridge_inbound_ignored_fields_total{type="user.signed_up.v1"} 3',
     );
     expect(line('order.placed.v1')).toBe(
-      'mailbridge_inbound_ignored_fields_total{type="order.placed.v1"} 3',
+      'mailbridge_inbound_ignored_fields_total{type="order.placed.v1"} 4',
     );
     expect(text).not.toMatch(/mailbridge_inbound_ignored_fields_total\{[^}]*field/);
   });

@@ -14,6 +14,8 @@ export function signUp(i: number, run = uniqueName('run')) {
       email: `user${i}@${run}.example.com`,
       name: `User Number${i}`,
       plan: i % 2 ? 'pro' : 'trial',
+      // Some producers send the reader's zone (a lenient field); most do not.
+      ...(i % 4 === 3 ? { timeZone: 'Europe/London' } : {}),
     },
   };
 }
@@ -37,6 +39,7 @@ export function order(i: number, run = uniqueName('run'), placedAt = new Date().
           postalCode: '12345',
           country: 'Argentina',
         },
+        ...(i % 4 === 3 ? { timeZone: 'America/Argentina/Buenos_Aires' } : {}),
       },
       total: `${i}.50`,
       currency: 'EUR',

@@ -58,8 +58,14 @@ export interface UserSignedUpV1Data {
   userId: string;
   email: string;
   name: string;
-  /** BCP 47, e.g. `en-GB`. */
+  /**
+   * BCP 47, e.g. `en-GB`. Lenient: mailbridge ignores a value that does not fit its schema
+   * (at most 35 characters, plain text); the package's `SchemaValidator` refuses it, so a producer
+   * that validates finds its mistake.
+   */
   locale?: string;
+  /** An IANA time zone, e.g. `Europe/Berlin` (at most 64 characters, plain text). Lenient, as `locale`. */
+  timeZone?: string;
   /** One of `free`, `trial`, `pro`, `enterprise`. */
   plan?: string;
   /** Where the user signed up (web, ios, android, …). */
@@ -88,6 +94,10 @@ export interface OrderCustomer {
   phone?: string;
   company?: string;
   address?: OrderAddress;
+  /** BCP 47, e.g. `de-DE`. Lenient, as {@link UserSignedUpV1Data.locale}. */
+  locale?: string;
+  /** An IANA time zone, e.g. `Europe/Berlin`. Lenient, as {@link UserSignedUpV1Data.locale}. */
+  timeZone?: string;
 }
 
 export interface OrderItem {
