@@ -52,6 +52,10 @@ const SAMPLES: Record<string, object[]> = {
 /** How a sample event of each domain event type asks for a locale. */
 const WITH_LOCALE: Record<string, (data: object, locale: string) => object> = {
   [USER_SIGNED_UP_V1]: (data, locale) => ({ ...data, locale }),
+  [ORDER_PLACED_V1]: (data, locale) => {
+    const { customer } = data as { customer: object };
+    return { ...data, customer: { ...customer, locale } };
+  },
 };
 
 /** The locales a template folder has copies for (named like its planner), the default first. */
@@ -226,10 +230,10 @@ describe.each([true, false])('attributes at a vendor whose merge escapes: %s', (
     expect(problems).toEqual([]);
   });
 
-  it('plans every locale of the welcome copy', () => {
-    const welcome = planners.find((p) => p.name === 'welcome')!;
-    const planned = samplesOf(welcome).map(({ data }, i) => {
-      const action = welcome.plan(eventOf(welcome.eventType, data, i));
+  it.each(['welcome', 'order-confirmation'])('plans every locale of the %s copy', (name) => {
+    const planner = planners.find((p) => p.name === name)!;
+    const planned = samplesOf(planner).map(({ data }, i) => {
+      const action = planner.plan(eventOf(planner.eventType, data, i));
       return action.kind === 'campaign' ? action.locale : action.kind;
     });
     expect(new Set(planned)).toEqual(new Set(['en', 'ar', 'de', 'es', 'fr', 'ja']));

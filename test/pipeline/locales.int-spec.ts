@@ -22,16 +22,12 @@ const SIGN_UPS: Array<[string | undefined, string]> = [
   [undefined, 'en'], // none asked: the default copy, not counted
 ];
 
-/**
- * Orders: the customer's locale, and the copy it must get. `order.placed.v1` names no customer
- * locale yet, so every order reads the default copy; once `customer.locale` is in the contract
- * (and passed in `OrderConfirmationPlanner.plan`), these are `de-DE` → `de`, `de` → `de`,
- * `ja` → `ja` and `en-US` → `en`, and SUBJECTS gains the `de` and `ja` confirmations.
- */
-const ORDERS: Array<[string | undefined, string]> = [
-  [undefined, 'en'],
-  [undefined, 'en'],
-  [undefined, 'en'],
+/** Orders: the customer's locale and zone, and the copy it must get. */
+const ORDERS: Array<[string, string | undefined, string]> = [
+  ['de-DE', 'Europe/Berlin', 'de'],
+  ['de', undefined, 'de'],
+  ['ja', 'Asia/Tokyo', 'ja'],
+  ['en-US', 'Mars/Olympus_Mons', 'en'], // a zone not known here: TEMPLATE_TIME_ZONE, counted
 ];
 
 /** What a subject of each (template, locale) copy begins with, the brand merged. */
@@ -42,6 +38,8 @@ const SUBJECTS: Record<string, string> = {
   'welcome-v1 ar': 'مرحبًا بك في Example Shop، ',
   'welcome-v1 ja': '{{FIRST_NAME}}様、Example Shopへようこそ',
   'welcome-v1 en': 'Welcome to Example Shop, ',
+  'order-confirmation-v1 de': 'Ihre Bestellung {{ORDER_ID}} bei Example Shop ist bestätigt',
+  'order-confirmation-v1 ja': 'Example Shop：ご注文 {{ORDER_ID}} を承りました',
   'order-confirmation-v1 en': 'Your Example Shop order {{ORDER_ID}} is confirmed',
 };
 
@@ -54,15 +52,15 @@ describe('locales: each reader gets the copy of their locale, one request per co
   });
   // Placed in a window of the past, so that their contact list is created at once.
   const placedAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 600_000).toISOString();
-  const orders = ORDERS.map(([locale], i) => {
+  const orders = ORDERS.map(([locale, timeZone], i) => {
     const event = order(i, run, placedAt);
-    const customer = { ...event.data.customer, ...(locale ? { locale } : {}) };
+    const customer = { ...event.data.customer, locale, ...(timeZone ? { timeZone } : {}) };
     return { ...event, data: { ...event.data, customer } };
   });
   /** Every event's id → the copy it must get. */
   const expected = new Map<string, string>([
     ...signUps.map((e, i): [string, string] => [e.id, SIGN_UPS[i][1]]),
-    ...orders.map((e, i): [string, string] => [e.id, ORDERS[i][1]]),
+    ...orders.map((e, i): [string, string] => [e.id, ORDERS[i][2]]),
   ]);
   let metrics: MetricsService;
 
@@ -135,6 +133,23 @@ describe('locales: each reader gets the copy of their locale, one request per co
     }
   });
 
+  it("writes an order's money and date as its reader does, on the reader's calendar", () => {
+    const recipients = fixture.sandbox.requests
+      .filter((r) => r.path.endsWith('/email/campaign'))
+      .flatMap((r) => (r.body as CampaignRequest).recipients.to);
+    const attributesOf = (i: number) =>
+      recipients.find((to) => to.email === orders[i].data.customer.email)?.attributes;
+    const day = (locale: string, timeZone: string) =>
+      new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone }).format(new Date(placedAt));
+    // order(i) totals i.50 EUR.
+    expect(attributesOf(0)).toMatchObject({
+      TOTAL: '0,50\u00a0€',
+      PLACED_AT: day('de-DE', 'Europe/Berlin'),
+    });
+    expect(attributesOf(2)).toMatchObject({ TOTAL: '€2.50', PLACED_AT: day('ja', 'Asia/Tokyo') });
+    expect(attributesOf(3)).toMatchObject({ TOTAL: '€3.50', PLACED_AT: day('en-US', 'UTC') });
+  });
+
   it('counts the unknown and the malformed locale, and the default asked for not at all', async () => {
     const { values } = await metrics.localeFallbacks.get();
     const counted = values.map((v) => ({ ...v.labels, value: v.value }));
@@ -145,5 +160,9 @@ describe('locales: each reader gets the copy of their locale, one request per co
       ]),
     );
     expect(counted).toHaveLength(2);
+    const zones = await metrics.timeZoneFallbacks.get();
+    expect(zones.values.map((v) => ({ ...v.labels, value: v.value }))).toEqual([
+      { template: 'order-confirmation', value: 1 },
+    ]);
   });
 });

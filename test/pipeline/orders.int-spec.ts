@@ -60,10 +60,11 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
         ORDER_ID: 'Order#1003',
         TOTAL: '€3.50',
         CURRENCY: 'EUR',
-        // The default copy's locale and TEMPLATE_TIME_ZONE's default, UTC.
-        PLACED_AT: new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(
-          new Date(o.data.placedAt),
-        ),
+        // The default copy's locale, on the calendar of the zone this customer names.
+        PLACED_AT: new Intl.DateTimeFormat('en', {
+          dateStyle: 'long',
+          timeZone: 'America/Argentina/Buenos_Aires',
+        }).format(new Date(o.data.placedAt)),
         ITEM_COUNT: '2',
         ITEMS: '2 × Thing <3> — €3.25',
       },

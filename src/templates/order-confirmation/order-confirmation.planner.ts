@@ -56,9 +56,7 @@ export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   plan(event: OrderPlacedV1): CampaignAction {
     const { customer, orderId, total, currency, items, placedAt } = event.data;
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
-    // order.placed.v1 names no locale or zone of its customer yet: the default copy, dates in
-    // TEMPLATE_TIME_ZONE. With `customer.locale` and `customer.timeZone`, pass them here.
-    const reading = this.readingFor(undefined, undefined);
+    const reading = this.readingFor(customer.locale, customer.timeZone);
     const money = (amount: string) => formatMoney(amount, currency, reading.locale);
     return {
       kind: 'campaign',
