@@ -9,6 +9,8 @@ export type ActionOutcome =
       requestIds: string[];
       message: string;
       campaignId?: string;
+      /** The locale of the template copy sent (absent for a command's campaign). */
+      locale?: string;
       recipientCount: number;
       batchRecipientCount: number;
       /** An earlier attempt may have reached the vendor too (a possible second email). */

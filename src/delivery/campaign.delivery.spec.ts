@@ -97,6 +97,12 @@ describe(CampaignDelivery.name, () => {
     expect(trips).not.toHaveBeenCalled();
   });
 
+  it("keeps the locale of a template's copy in the outcome, for its result", async () => {
+    const { service } = setUp([{ sent: [to(1)] }]);
+    const german = { ...campaign(to(1)), batchKey: 'welcome:de', locale: 'de' };
+    expect(await service.deliver(german, ticket())).toMatchObject({ status: 'sent', locale: 'de' });
+  });
+
   it('fails the action for good when our own check refuses the request, without a pause', async () => {
     const { service, campaigns, trips } = setUp([
       new VendorRequestError('campaign refused: subject contains a line break'),

@@ -104,6 +104,7 @@ function sentOutcome(action: CampaignAction, soFar: SentSoFar): ActionOutcome {
       requestIds: soFar.requestIds,
       message: soFar.message,
       campaignId: action.content.campaignId,
+      ...(action.locale ? { locale: action.locale } : {}),
       recipientCount: action.recipients.length,
       batchRecipientCount: soFar.batchRecipientCount,
     },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { InboundEvent } from '../contracts/inbound-contracts';
+import { MetricsService } from '../metrics/metrics.service';
 import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
@@ -21,6 +22,7 @@ export class DispatchService {
   constructor(
     private readonly templates: PlannerRegistry,
     private readonly runner: ActionRunner,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Every template's action for the event, or why there is none (the event is dead-lettered). */
@@ -33,15 +35,25 @@ export class DispatchService {
         message: `no template handles '${event.type}'`,
       };
     }
+    let planned: PlannedAction[];
     try {
       // Templates are pure: an event one of them cannot plan will never be planned.
-      return templates.map((template) => ({ template, action: template.plan(event) }));
+      planned = templates.map((template) => ({ template, action: template.plan(event) }));
     } catch (error) {
       // Only the error's class is named: its message may quote the event.
       const name = error instanceof Error ? error.name : typeof error;
       const message = `a template for '${event.type}' could not plan it (${name})`;
       return { kind: 'unplannable', code: 'TEMPLATE_FAILED', message };
     }
+    for (const { template, action } of planned) {
+      // A locale without a copy is the default copy, an unknown zone the default zone, never a
+      // dead letter: counted here, since templates are pure.
+      if (action.kind !== 'campaign') continue;
+      const { localeFallback: reason, timeZoneFallback } = action;
+      if (reason) this.metrics.localeFallbacks.inc({ template: template.name, reason });
+      if (timeZoneFallback) this.metrics.timeZoneFallbacks.inc({ template: template.name });
+    }
+    return planned;
   }
 
   /** Runs each planned action to its result; resolves when every one is on Kafka. */

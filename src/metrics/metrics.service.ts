@@ -92,6 +92,28 @@ export class MetricsService {
   });
 
   /**
+   * Events that asked for a locale no copy of the template serves, so got the default copy, by
+   * template and reason (`malformed`, `unknown`); the tag itself is never a label.
+   */
+  readonly localeFallbacks = new Counter({
+    name: 'mailbridge_template_locale_fallbacks_total',
+    help: 'Events given the default copy because their locale has none: by template and reason (malformed, unknown)',
+    labelNames: ['template', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Events that named a time zone not known here (or no zone at all, such as `+01:00`), so their
+   * dates show in `TEMPLATE_TIME_ZONE`, by template; the zone itself is never a label.
+   */
+  readonly timeZoneFallbacks = new Counter({
+    name: 'mailbridge_template_time_zone_fallbacks_total',
+    help: 'Events whose time zone is not known here, so dates show in TEMPLATE_TIME_ZONE: by template',
+    labelNames: ['template'] as const,
+    registers: [this.registry],
+  });
+
+  /**
    * Sends whose fate was unknown: `takeover` when a vanished holder had marked the request as
    * about to be written and no outcome was recorded (the crash window), `lost-answer` when a
    * written request timed out or its connection was reset. `resolution` is what the policy made

@@ -60,6 +60,11 @@ describe('resultFor', () => {
     });
   });
 
+  it("names the locale of the copy sent when the outcome has one, and none for a command's", () => {
+    expect(result({ ...sent, locale: 'de' }).data).toMatchObject({ locale: 'de' });
+    expect(JSON.parse(JSON.stringify(result(sent).data))).not.toHaveProperty('locale');
+  });
+
   it('names the configured source', () => {
     expect(resultFor(source, 'welcome', sent, at, '//shop.example/mailbridge').source).toBe(
       '//shop.example/mailbridge',

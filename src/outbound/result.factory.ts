@@ -47,6 +47,7 @@ export function resultFor(
           requestIds: outcome.requestIds,
           message: outcome.message,
           campaignId: outcome.campaignId,
+          locale: outcome.locale,
           recipientCount: outcome.recipientCount,
           batchRecipientCount: outcome.batchRecipientCount,
           ambiguous: outcome.ambiguous,

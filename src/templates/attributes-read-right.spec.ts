@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { plainToInstance } from 'class-transformer';
 import { ConfigModule } from '../config/config.module';
@@ -8,20 +9,24 @@ import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
 import { USER_SIGNED_UP_V1 } from '../contracts/user-signed-up.v1';
 import { mergeMessage } from '../sandbox/inbox.page';
 import type { Planner } from './planner';
+import { loadTemplateCopies } from './template.renderer';
 import { PlannerRegistry } from './planner.registry';
 import { TemplatesModule } from './templates.module';
 
 /**
- * Every template, as its recipients read it: each shipped planner (found by the same folder scan
- * as the service) plans hostile sample events, the sandbox merges the attributes as the vendor
+ * Every template in every locale, as its recipients read it: each shipped planner (found by the
+ * same folder scan as the service) plans hostile sample events in each locale its folder has a
+ * copy for, the sandbox merges the attributes as the vendor
  * is configured to (escaping or not), and what a recipient sees must show no tag and no entity
- * the event's own values do not hold, and the body must carry no markup that came from a value.
+ * the event's own values do not hold, and the body must carry no markup that came from a value. No `{{…}}` may be left unmerged.
  *
  * A command's content and attributes are its sender's, sent as asked, so only templates on
  * domain events are checked; a domain event type without samples here fails the spec.
  */
 
 const BRAND = "Bread & <Butter>'s";
+/** Languages written right to left: their copies' bodies say so. */
+const RIGHT_TO_LEFT = new Set(['ar', 'fa', 'he', 'ur']);
 
 /** Hostile but valid events per domain event type: quotes, ampersands and angle brackets. */
 const SAMPLES: Record<string, object[]> = {
@@ -43,6 +48,20 @@ const SAMPLES: Record<string, object[]> = {
     },
   ],
 };
+
+/** How a sample event of each domain event type asks for a locale. */
+const WITH_LOCALE: Record<string, (data: object, locale: string) => object> = {
+  [USER_SIGNED_UP_V1]: (data, locale) => ({ ...data, locale }),
+  [ORDER_PLACED_V1]: (data, locale) => {
+    const { customer } = data as { customer: object };
+    return { ...data, customer: { ...customer, locale } };
+  },
+};
+
+/** The locales a template folder has copies for (named like its planner), the default first. */
+function localesOf(planner: Planner): string[] {
+  return loadTemplateCopies(join(__dirname, planner.name), planner.name).map((c) => c.locale);
+}
 
 async function plannersWith(escapes: boolean): Promise<readonly Planner[]> {
   const config = loadConfig({
@@ -114,15 +133,31 @@ function strangers(text: string, values: string[], entities = true): string[] {
   return [...tokens].filter((token) => !values.some((v) => v.includes(token)));
 }
 
+/** The sample events of the planner's type, each in every locale of its copies. */
+function samplesOf(planner: Planner): Array<{ data: object; locale?: string }> {
+  const samples = SAMPLES[planner.eventType] ?? [];
+  const setLocale = WITH_LOCALE[planner.eventType];
+  const first =
+    samples.length > 0 ? planner.plan(eventOf(planner.eventType, samples[0], 0)) : undefined;
+  if (!setLocale || first?.kind !== 'campaign') return samples.map((data) => ({ data }));
+  return localesOf(planner).flatMap((locale) =>
+    samples.map((data) => ({ data: setLocale(data, locale), locale })),
+  );
+}
+
 function problemsOf(planner: Planner, escapes: boolean): string[] {
-  const samples = SAMPLES[planner.eventType];
-  if (!samples) return [`${planner.name}: no sample ${planner.eventType} events in this spec`];
+  if (!SAMPLES[planner.eventType]) {
+    return [`${planner.name}: no sample ${planner.eventType} events in this spec`];
+  }
   const problems: string[] = [];
-  samples.forEach((data, i) => {
+  samplesOf(planner).forEach(({ data, locale }, i) => {
     const action = planner.plan(eventOf(planner.eventType, data, i));
     if (action.kind !== 'campaign') return; // a contact list: nothing is merged
     const values = [...ownValues(data), BRAND];
-    const where = `${planner.name}, sample ${i + 1}`;
+    const where = `${planner.name}, sample ${i + 1}${locale ? ` (${locale})` : ''}`;
+    if (locale && action.locale !== locale) {
+      problems.push(`${where}: planned the copy of ${action.locale}`);
+    }
     // The template's own markup: its body with every value free of markup.
     const skeleton = tagNames(action.content.body?.replace(/\{\{[^}]*\}\}/g, 'x') ?? '');
     let shown = '';
@@ -175,5 +210,32 @@ describe.each([true, false])('attributes at a vendor whose merge escapes: %s', (
       .filter((p) => INBOUND_READERS[p.eventType] === 'tolerant')
       .flatMap((p) => problemsOf(p, escapes));
     expect(problems).toEqual([]);
+  });
+
+  it("sets each copy's language, and its direction when that is right to left", () => {
+    const problems = planners
+      .filter((p) => INBOUND_READERS[p.eventType] === 'tolerant')
+      .flatMap((planner) =>
+        samplesOf(planner).flatMap(({ data }, i) => {
+          const action = planner.plan(eventOf(planner.eventType, data, i));
+          if (action.kind !== 'campaign' || !action.locale) return [];
+          const html = /<html\b[^>]*>/.exec(action.content.body ?? '')?.[0] ?? '(no <html>)';
+          const rtl = RIGHT_TO_LEFT.has(new Intl.Locale(action.locale).language);
+          const wanted = `<html lang="${action.locale}"${rtl ? ' dir="rtl"' : ''}>`;
+          return html === wanted
+            ? []
+            : [`${planner.name} (${action.locale}): ${html}, not ${wanted}`];
+        }),
+      );
+    expect(problems).toEqual([]);
+  });
+
+  it.each(['welcome', 'order-confirmation'])('plans every locale of the %s copy', (name) => {
+    const planner = planners.find((p) => p.name === name)!;
+    const planned = samplesOf(planner).map(({ data }, i) => {
+      const action = planner.plan(eventOf(planner.eventType, data, i));
+      return action.kind === 'campaign' ? action.locale : action.kind;
+    });
+    expect(new Set(planned)).toEqual(new Set(['en', 'ar', 'de', 'es', 'fr', 'ja']));
   });
 });

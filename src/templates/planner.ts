@@ -1,16 +1,26 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import type { CampaignRecipient, CampaignRequest, ContactMember } from '../email-api/vendor.types';
+import type { LocaleFallback } from './locale.fallback';
 
 /** Everything of a campaign request but its recipients: shared by every event of a batch. */
 export type CampaignContent = Omit<CampaignRequest, 'recipients'>;
 
-/** One or more recipients for a campaign whose content is shared by all events with `batchKey`. */
+/**
+ * One or more recipients for a campaign whose content is shared by all events with `batchKey`:
+ * actions of one batch key must carry the same content, so a template's key names its locale.
+ */
 export interface CampaignAction {
   kind: 'campaign';
   batchKey: string;
   content: CampaignContent;
   recipients: CampaignRecipient[];
+  /** The locale of a template's copy in `content` (a command's campaign has none). */
+  locale?: string;
+  /** Present when the event asked for a locale that has no copy, and why: counted, not sent. */
+  localeFallback?: LocaleFallback;
+  /** Present when the event named a time zone not known here, so dates show in the default's. */
+  timeZoneFallback?: true;
 }
 
 /**

@@ -52,7 +52,8 @@ describe(TemplateFoldersModule.name, () => {
     expect(planner.name).toBe('review-request');
     expect(planner.plan(order)).toEqual({
       kind: 'campaign',
-      batchKey: 'review-request',
+      batchKey: 'review-request:en',
+      locale: 'en',
       content: expect.objectContaining({
         subject: 'How was order {{ORDER_ID}}, {{FIRST_NAME}}?',
         preview: 'Tell Shop & Co what you think.',
@@ -84,6 +85,13 @@ describe(TemplateFoldersModule.name, () => {
   it('names a folder whose module provides no planner', async () => {
     await expect(registryOver('no-planner')).rejects.toThrow(
       'template folder no-planner/helpers-only/: HelpersOnlyModule provides no @Planner() provider',
+    );
+  });
+
+  it('stops start-up on a broken locale variant, naming its file', async () => {
+    // broken-locale/greeting/greeting.body.de.eta names {{NICKNAME}}, which no planner provides.
+    await expect(registryOver('broken-locale')).rejects.toThrow(
+      'template file broken-locale/greeting/greeting.body.de.eta uses {{NICKNAME}}, which its planner does not provide (attributeKeys)',
     );
   });
 });

@@ -65,7 +65,7 @@ describe(WelcomePlanner.name, () => {
 
   it('puts personal values into attributes as plain text, so one body serves everyone', () => {
     const action = template.plan(signUp);
-    expect(action.batchKey).toBe('welcome');
+    expect(action.batchKey).toBe('welcome:en');
     expect(action.recipients).toEqual([
       {
         name: 'Ada <script>Lovelace</script>',
@@ -100,10 +100,11 @@ describe(OrderConfirmationPlanner.name, () => {
     const action = new OrderConfirmationPlanner(config).plan(order);
     expect(action.recipients[0].attributes).toMatchObject({
       ORDER_ID: 'Order#50993961',
-      TOTAL: '3500',
+      TOTAL: 'SOS\u00a03,500',
       CURRENCY: 'SOS',
+      PLACED_AT: 'November 21, 2026',
       ITEM_COUNT: '3',
-      ITEMS: '2 × Mug & "Saucer" — 1750 SOS\n1 × Tray — 12.5 SOS',
+      ITEMS: '2 × Mug & "Saucer" — SOS\u00a01,750\n1 × Tray — SOS\u00a012.5',
     });
     expect(action.content.body).toContain('<p style="white-space: pre-line">{{ITEMS}}</p>');
   });
@@ -113,7 +114,7 @@ describe(OrderConfirmationPlanner.name, () => {
     expect(action.recipients[0].attributes).toMatchObject({
       ORDER_ID: 'Order#50993961',
       ORDER_ID_TEXT: 'Order#50993961',
-      ITEMS: '2 × Mug &amp; &quot;Saucer&quot; — 1750 SOS\n1 × Tray — 12.5 SOS',
+      ITEMS: '2 × Mug &amp; &quot;Saucer&quot; — SOS\u00a01,750\n1 × Tray — SOS\u00a012.5',
     });
   });
 });
@@ -146,10 +147,14 @@ describe(NewCustomersPlanner.name, () => {
 
 describe(CampaignTemplate.name, () => {
   it('refuses a value whose key a plain-text twin needs, rather than send one of them wrong', () => {
-    const welcome = new CampaignTemplate(
-      join(__dirname, 'welcome'),
-      'welcome',
-      'w',
+    // Keyed loosely, as a planner's declared keys would never let it be.
+    const welcome = new CampaignTemplate<string>(
+      {
+        dir: join(__dirname, 'welcome'),
+        name: 'welcome',
+        campaignId: 'w',
+        attributeKeys: ['FIRST_NAME', 'FIRST_NAME_TEXT', 'FULL_NAME', 'PLAN', 'USER_ID'],
+      },
       unescapingConfig,
     );
     expect(() => welcome.attributes({ FIRST_NAME: 'Ada', FIRST_NAME_TEXT: 'Bo' })).toThrow(

@@ -33,7 +33,7 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
   });
   afterAll(() => fixture.stop());
 
-  it('confirms every order with its own values as plain-text attributes', async () => {
+  it('confirms every order with its own values as plain-text attributes, money and dates written out', async () => {
     const sent = await waitFor(
       () => {
         const r = fixture.collector.results<EmailCampaignSentV1>(
@@ -58,11 +58,15 @@ describe('order.placed.v1: confirmations and a contact list per window', () => {
       attributes: {
         FIRST_NAME: 'Buyer3',
         ORDER_ID: 'Order#1003',
-        TOTAL: '3.50',
+        TOTAL: '€3.50',
         CURRENCY: 'EUR',
-        PLACED_AT: o.data.placedAt.slice(0, 10),
+        // The default copy's locale, on the calendar of the zone this customer names.
+        PLACED_AT: new Intl.DateTimeFormat('en', {
+          dateStyle: 'long',
+          timeZone: 'America/Argentina/Buenos_Aires',
+        }).format(new Date(o.data.placedAt)),
         ITEM_COUNT: '2',
-        ITEMS: '2 × Thing <3> — 3.25 EUR',
+        ITEMS: '2 × Thing <3> — €3.25',
       },
     });
   });

@@ -1,37 +1,67 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { ORDER_PLACED_V1, type OrderPlacedV1 } from '../../contracts/order-placed.v1';
-import { CampaignTemplate } from '../campaign.template';
+import { CampaignTemplate, type LocalisedCopy } from '../campaign.template';
 import { Planner, type CampaignAction } from '../planner';
+import { formatDate, formatMoney, readerLocale, readerTimeZone } from '../reader-format';
+
+/** The attributes a confirmation carries, the keys its copies' `{{KEY}}` may name. */
+const ORDER_ATTRIBUTES = [
+  'FIRST_NAME',
+  'ORDER_ID',
+  'TOTAL',
+  'CURRENCY',
+  'PLACED_AT',
+  'ITEM_COUNT',
+  'ITEMS',
+] as const;
+
+/** The copy a customer reads, and how its money and dates are written. */
+interface Reading {
+  copy: LocalisedCopy;
+  /** Formats money and dates: the customer's own tag (`de-AT`), or the copy's when it fell back. */
+  locale: string;
+  zone: string;
+  zoneFellBack: boolean;
+}
 
 /**
- * Confirms an order to its customer. The order's own values (id, total, items) are recipient
- * attributes, so confirmations of many orders share one request. The items are plain text, one
- * line each; the body lays the lines out.
+ * Confirms an order to its customer, in the customer's locale: money in the order's currency
+ * and the date on the customer's calendar, as their locale writes them. The order's own values
+ * (id, total, items) are recipient attributes, so confirmations of many orders in one locale
+ * share one request. The items are plain text, one line each; the body lays the lines out.
  */
 @Injectable()
 @Planner()
 export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'order-confirmation';
   readonly eventType = ORDER_PLACED_V1;
-  private readonly template: CampaignTemplate;
+  private readonly template: CampaignTemplate<(typeof ORDER_ATTRIBUTES)[number]>;
+  /** `TEMPLATE_TIME_ZONE`: the zone of a customer whose event names none, or none known here. */
+  private readonly timeZone: string;
 
   constructor(config: AppConfig) {
     this.template = new CampaignTemplate(
-      __dirname,
-      'order-confirmation',
-      'order-confirmation-v1',
+      {
+        dir: __dirname,
+        name: 'order-confirmation',
+        campaignId: 'order-confirmation-v1',
+        attributeKeys: ORDER_ATTRIBUTES,
+      },
       config,
     );
+    this.timeZone = config.templates.timeZone;
   }
 
   plan(event: OrderPlacedV1): CampaignAction {
     const { customer, orderId, total, currency, items, placedAt } = event.data;
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
+    const reading = this.readingFor(customer.locale, customer.timeZone);
+    const money = (amount: string) => formatMoney(amount, currency, reading.locale);
     return {
       kind: 'campaign',
-      batchKey: this.name,
-      content: this.template.content,
+      ...reading.copy,
+      ...(reading.zoneFellBack ? { timeZoneFallback: true } : {}),
       recipients: [
         {
           name,
@@ -39,16 +69,26 @@ export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
           attributes: this.template.attributes({
             FIRST_NAME: customer.firstName,
             ORDER_ID: orderId,
-            TOTAL: total,
+            TOTAL: money(total),
             CURRENCY: currency,
-            PLACED_AT: placedAt.slice(0, 10),
+            PLACED_AT: formatDate(placedAt, reading.locale, reading.zone),
             ITEM_COUNT: String(items.reduce((n, item) => n + item.quantity, 0)),
-            ITEMS: items
-              .map((i) => `${i.quantity} × ${i.name} — ${i.unitPrice} ${currency}`)
-              .join('\n'),
+            ITEMS: items.map((i) => `${i.quantity} × ${i.name} — ${money(i.unitPrice)}`).join('\n'),
           }),
         },
       ],
     };
+  }
+
+  /**
+   * The copy for the customer's locale, and the locale and zone to write money and dates in.
+   * Numbers follow the customer's own tag only when their copy was found from it, so that they
+   * never read in another language than the text around them.
+   */
+  private readingFor(locale: string | undefined, timeZone: string | undefined): Reading {
+    const copy = this.template.copyFor(locale);
+    const formatIn = copy.localeFallback ? copy.locale : readerLocale(locale, copy.locale).locale;
+    const zone = readerTimeZone(timeZone, this.timeZone);
+    return { copy, locale: formatIn, zone: zone.zone, zoneFellBack: zone.fellBack };
   }
 }

@@ -4,28 +4,38 @@ import { USER_SIGNED_UP_V1, type UserSignedUpV1 } from '../../contracts/user-sig
 import { CampaignTemplate } from '../campaign.template';
 import { Planner, type CampaignAction } from '../planner';
 
+/** The attributes a welcome carries, the keys its copies' `{{KEY}}` may name. */
+const WELCOME_ATTRIBUTES = ['FIRST_NAME', 'FULL_NAME', 'PLAN', 'USER_ID'] as const;
+
 /**
- * The welcome email for a new user. Personal values travel as recipient attributes and are merged
- * by the vendor at `{{KEY}}` placeholders, so every sign-up shares one subject and body and so
- * one vendor request.
+ * The welcome email for a new user, in the user's locale. Personal values travel as recipient
+ * attributes and are merged by the vendor at `{{KEY}}` placeholders, so every sign-up of one
+ * locale shares one subject and body and so one vendor request.
  */
 @Injectable()
 @Planner()
 export class WelcomePlanner implements Planner<UserSignedUpV1> {
   readonly name = 'welcome';
   readonly eventType = USER_SIGNED_UP_V1;
-  private readonly template: CampaignTemplate;
+  private readonly template: CampaignTemplate<(typeof WELCOME_ATTRIBUTES)[number]>;
 
   constructor(config: AppConfig) {
-    this.template = new CampaignTemplate(__dirname, 'welcome', 'welcome-v1', config);
+    this.template = new CampaignTemplate(
+      {
+        dir: __dirname,
+        name: 'welcome',
+        campaignId: 'welcome-v1',
+        attributeKeys: WELCOME_ATTRIBUTES,
+      },
+      config,
+    );
   }
 
   plan(event: UserSignedUpV1): CampaignAction {
     const { data } = event;
     return {
       kind: 'campaign',
-      batchKey: this.name,
-      content: this.template.content,
+      ...this.template.copyFor(data.locale),
       recipients: [
         {
           name: data.name,
