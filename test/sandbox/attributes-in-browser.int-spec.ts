@@ -84,13 +84,11 @@ describe('an order confirmation in the sandbox inbox, in headless Chromium', () 
       await expect(shown.nth(1).textContent()).resolves.toBe(
         'Your Bread & <Butter> order A&B<1> is confirmed',
       );
-      await expect(shown.nth(2).textContent()).resolves.toBe(
-        'Thank you for your order of 23.25 EUR.',
-      );
+      await expect(shown.nth(2).textContent()).resolves.toBe('Thank you for your order of €23.25.');
       const body = page.frameLocator('iframe[title="Body for recipient 0"]');
       await expect(body.locator('p').first().innerText()).resolves.toBe("Hello O'Brien & <Sons>,");
       await expect(body.locator('p[style]').innerText()).resolves.toBe(
-        '2 × Green <b>tea</b> — 8.75 EUR\n1 × Mug & "Saucer" — 5.75 EUR',
+        '2 × Green <b>tea</b> — €8.75\n1 × Mug & "Saucer" — €5.75',
       );
       await expect(body.locator('li, b, sons').count()).resolves.toBe(0);
       await page.close();
