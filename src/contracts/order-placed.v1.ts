@@ -19,8 +19,7 @@ import {
 import { EventEnvelope } from './event-envelope';
 import { IsEmailAddress } from './is-email-address';
 import { IsPlainText } from './is-plain-text';
-import { Lenient } from './lenient';
-import { TIME_ZONE_MAX_LENGTH } from './time-zone';
+import { ReaderLocale, ReaderTimeZone } from './reader-preferences';
 
 export const ORDER_PLACED_V1 = 'order.placed.v1';
 
@@ -55,14 +54,10 @@ export class OrderCustomer {
    * The customer's language as a BCP 47 tag (`de-DE`). Lenient: a value that does not fit is
    * ignored; a well-formed tag nobody knows falls back to the default copy in the templates.
    */
-  @IsOptional() @IsString() @MaxLength(35) @IsPlainText() @Lenient() locale?: string;
+  @ReaderLocale() locale?: string;
 
   /** The customer's IANA time zone (`Europe/Berlin`). Lenient, as `locale`. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(TIME_ZONE_MAX_LENGTH)
-  @IsPlainText()
-  @Lenient()
+  @ReaderTimeZone()
   timeZone?: string;
 }
 

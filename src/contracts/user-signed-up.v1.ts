@@ -11,8 +11,7 @@ import {
 import { EventEnvelope } from './event-envelope';
 import { IsEmailAddress } from './is-email-address';
 import { IsPlainText } from './is-plain-text';
-import { Lenient } from './lenient';
-import { TIME_ZONE_MAX_LENGTH } from './time-zone';
+import { ReaderLocale, ReaderTimeZone } from './reader-preferences';
 
 export const USER_SIGNED_UP_V1 = 'user.signed_up.v1';
 
@@ -37,19 +36,11 @@ export class UserSignedUpV1Data {
    * The user's language as a BCP 47 tag (`de-DE`). Lenient: a value that does not fit is
    * ignored; a well-formed tag nobody knows falls back to the default copy in the templates.
    */
-  @IsOptional()
-  @IsString()
-  @MaxLength(35)
-  @IsPlainText()
-  @Lenient()
+  @ReaderLocale()
   locale?: string;
 
   /** The user's IANA time zone (`Europe/Berlin`). Lenient, as `locale`. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(TIME_ZONE_MAX_LENGTH)
-  @IsPlainText()
-  @Lenient()
+  @ReaderTimeZone()
   timeZone?: string;
 
   @IsOptional()
