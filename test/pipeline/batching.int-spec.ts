@@ -29,7 +29,8 @@ describe('batching: 1,000 user.signed_up.v1 events', () => {
         const sent = fixture.collector.results<EmailCampaignSentV1>(
           fixture.topics.TOPIC_CAMPAIGN_SENT,
         );
-        return sent.length >= events.length ? sent : undefined;
+        const answered = new Set(sent.map((r) => r.sourceeventid));
+        return answered.size >= events.length ? sent : undefined;
       },
       { timeoutMs: 90_000, what: '1,000 email.campaign.sent.v1 events' },
     );
@@ -52,7 +53,6 @@ describe('batching: 1,000 user.signed_up.v1 events', () => {
     expect(campaigns.length).toBeGreaterThanOrEqual(Math.ceil(events.length / maxRecipients));
     expect(campaigns.length).toBeLessThanOrEqual(2 * Math.ceil(events.length / maxRecipients));
 
-    expect(results).toHaveLength(events.length);
     const byEvent = new Map(results.map((r) => [r.sourceeventid, r]));
     expect(byEvent.size).toBe(events.length);
     for (const event of events) {
@@ -97,16 +97,18 @@ describe('batching: a backlog of 2,000 sign-ups behind a slow vendor', () => {
     });
     await waitFor(
       () =>
-        fixture.collector.results(fixture.topics.TOPIC_CAMPAIGN_SENT).length >= events.length ||
+        fixture.collector.answered(fixture.topics.TOPIC_CAMPAIGN_SENT).size >= events.length ||
         undefined,
-      { timeoutMs: 90_000, what: '2,000 email.campaign.sent.v1 events' },
+      { timeoutMs: 90_000, what: 'an email.campaign.sent.v1 event for each of 2,000 sign-ups' },
     );
+    const repeated = fixture.collector.count(fixture.topics.TOPIC_CAMPAIGN_SENT) - events.length;
     const campaigns = fixture.sandbox.requests.filter((r) => r.path.endsWith('/email/campaign'));
     const sizes = campaigns.map((r) => (r.body as CampaignRequest).recipients.to.length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(events.length);
     const full = sizes.filter((n) => n === maxRecipients).length;
     process.stderr.write(
-      `[figures] backlog of 2,000: ${campaigns.length} requests, ${full} full: ${sizes.join(' ')}\n`,
+      `[figures] backlog of 2,000: ${campaigns.length} requests, ${full} full: ${sizes.join(' ')}; ` +
+        `${repeated} results published again\n`,
     );
     // Without the stretch (BATCH_MAX_LINGER_MS=0) every third request goes at the linger with the
     // half request the window has room for: 14 full of 30 when tried. With it, 18 of 22: the

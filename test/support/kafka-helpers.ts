@@ -205,6 +205,15 @@ export class TopicCollector {
     return this.messages.filter((m) => m.topic === topic).map((m) => decodeResult<T>(m));
   }
 
+  /**
+   * The source events `topic` has answered, each once: results are keyed to their source event
+   * and may repeat (a consumer that rejoins publishes again what it had not committed), so a test
+   * that waits for every event counts these, not records.
+   */
+  answered(topic: string): Set<string> {
+    return new Set(this.results<{ sourceeventid: string }>(topic).map((r) => r.sourceeventid));
+  }
+
   count(topic: string): number {
     return this.messages.filter((m) => m.topic === topic).length;
   }
