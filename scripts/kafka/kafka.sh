@@ -14,6 +14,12 @@
 # KAFKA_HEAP (512m), KAFKA_START_TIMEOUT seconds (90), KAFKA_KEEP_DATA (0; 1 makes `start` reuse
 # a data dir that is already formatted instead of formatting a fresh one).
 #
+# One node of a cluster (scripts/kafka/cluster.sh sets these for each of its nodes): KAFKA_NODE_ID
+# (1), KAFKA_VOTERS (the controller quorum, "1@127.0.0.1:CONTROLLER_PORT,..."; this node alone by
+# default), KAFKA_CLUSTER_ID (the id every node is formatted with; a random one by default) and
+# KAFKA_REPLICAS (1): with 3, topics and the internal ones get replication factor 3 and
+# min.insync.replicas 2, as in production.
+#
 # Secured listeners beside the PLAINTEXT one, for trying out and testing Kafka security (each off
 # unless its port is set):
 #   KAFKA_SSL_PORT     an SSL listener that requires a client certificate (ssl.client.auth=required).
@@ -40,6 +46,11 @@ ssl_port="${KAFKA_SSL_PORT:-}"
 sasl_port="${KAFKA_SASL_PORT:-}"
 sasl_ssl_port="${KAFKA_SASL_SSL_PORT:-}"
 sasl_users="${KAFKA_SASL_USERS:-}"
+node_id="${KAFKA_NODE_ID:-1}"
+voters="${KAFKA_VOTERS:-$node_id@127.0.0.1:$cport}"
+cluster_id="${KAFKA_CLUSTER_ID:-}"
+replicas="${KAFKA_REPLICAS:-1}"
+min_isr=$((replicas > 1 ? 2 : 1))
 classpath_file="$root/.cache/kafka/classpath.txt"
 
 log() { echo "[kafka] $*" >&2; }
@@ -82,8 +93,8 @@ write_config() {
   fi
   cat >"$dir/server.properties" <<EOF
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
+node.id=$node_id
+controller.quorum.voters=$voters
 listeners=$listeners,CONTROLLER://127.0.0.1:$cport
 advertised.listeners=$listeners
 controller.listener.names=CONTROLLER
@@ -92,19 +103,25 @@ listener.security.protocol.map=$protocols
 log.dirs=$dir/data
 num.partitions=1
 auto.create.topics.enable=true
-offsets.topic.replication.factor=1
+default.replication.factor=$replicas
+min.insync.replicas=$min_isr
+unclean.leader.election.enable=false
+offsets.topic.replication.factor=$replicas
 offsets.topic.num.partitions=4
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+transaction.state.log.replication.factor=$replicas
+transaction.state.log.min.isr=$min_isr
+share.coordinator.state.topic.replication.factor=$replicas
+share.coordinator.state.topic.min.isr=$min_isr
 group.initial.rebalance.delay.ms=0
-# One node is both the controller and the only broker. A JVM starved of CPU for more than the
-# default 9 s (stress-ng beside the whole suite) missed its own controller's heartbeat, was fenced,
-# and took every partition and group coordinator offline with it; fencing the only broker protects
-# nothing, so a stalled broker gets 30 s before it is.
-broker.session.timeout.ms=30000
 EOF
+  if [ "$replicas" = 1 ]; then
+    # One node is both the controller and the only broker. A JVM starved of CPU for more than the
+    # default 9 s (stress-ng beside the whole suite) missed its own controller's heartbeat, was
+    # fenced, and took every partition and group coordinator offline with it; fencing the only
+    # broker protects nothing, so a stalled broker gets 30 s before it is. In a cluster, fencing a
+    # dead broker is what moves its leaderships, so the default stands.
+    echo "broker.session.timeout.ms=30000" >>"$dir/server.properties"
+  fi
   if [ -n "$ssl_port$sasl_ssl_port" ]; then write_ssl_config; fi
   if [ -n "$sasl_port" ]; then write_sasl_config sasl_plaintext; fi
   if [ -n "$sasl_ssl_port" ]; then write_sasl_config sasl_ssl; fi
@@ -177,7 +194,7 @@ start() {
   fi
   command -v java >/dev/null || { log "Java 17+ is not installed: run 'npm run setup'"; exit 1; }
   fetch
-  local started_at cluster_id pid skip=0
+  local started_at pid skip=0
   started_at=$(date +%s%N)
   java_args
   if [ "$keep_data" = 1 ] && [ -f "$dir/data/meta.properties" ]; then
@@ -187,7 +204,7 @@ start() {
   else
     rm -rf "$dir"
     write_config
-    cluster_id="$("${java_argv[@]}" kafka.tools.StorageTool random-uuid)"
+    [ -n "$cluster_id" ] || cluster_id="$("${java_argv[@]}" kafka.tools.StorageTool random-uuid)"
     scram_arguments
     "${java_argv[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" \
       "${scram_argv[@]}" >"$dir/format.log" 2>&1 ||
