@@ -12,3 +12,22 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** The first of `count` consecutive loopback ports nothing listens on right now. */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const first = 20_000 + Math.floor(Math.random() * 20_000);
+    const ports = Array.from({ length: count }, (_, i) => first + i);
+    const free = await Promise.all(ports.map(isFree));
+    if (free.every(Boolean)) return first;
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
