@@ -170,7 +170,15 @@ function batchingFrom(env: EnvironmentVariables) {
 function idempotencyFrom(env: EnvironmentVariables) {
   return {
     store: env.IDEMPOTENCY_STORE,
-    redisUrl: env.REDIS_URL,
+    /** `REDIS_URL`, with `REDIS_PASSWORD` in it when that is set. */
+    redisUrl: withPassword(env.REDIS_URL, env.REDIS_PASSWORD),
+    /** Set: the primary is found through these Sentinels, by `redisSentinelName`. */
+    redisSentinels: env.REDIS_SENTINELS?.split(',').map((address) => {
+      const at = address.lastIndexOf(':');
+      return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
+    }),
+    redisSentinelName: env.REDIS_SENTINEL_NAME,
+    redisSentinelPassword: env.REDIS_SENTINEL_PASSWORD,
     /** Namespace of the keys in Redis, for deployments (or benchmark runs) sharing one. */
     keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
@@ -254,6 +262,7 @@ export class AppConfig implements AppConfigSections {
       this.vendor.apiKey,
       ...kafkaSecrets(this.kafka),
       passwordOf(this.idempotency.redisUrl),
+      this.idempotency.redisSentinelPassword,
     ];
     return candidates.filter((s): s is string => typeof s === 'string' && s.length > 0);
   }
@@ -264,7 +273,11 @@ export class AppConfig implements AppConfigSections {
       ...this,
       kafka: redactKafkaSecurity(this.kafka),
       vendor: { ...this.vendor, relayAccessToken: '[redacted]', apiKey: '[redacted]' },
-      idempotency: { ...this.idempotency, redisUrl: redactUrl(this.idempotency.redisUrl) },
+      idempotency: {
+        ...this.idempotency,
+        redisUrl: redactUrl(this.idempotency.redisUrl),
+        redisSentinelPassword: this.idempotency.redisSentinelPassword && '[redacted]',
+      },
     };
   }
 }
@@ -278,6 +291,14 @@ function passwordOf(value: string): string | undefined {
 }
 
 /** A Redis URL may carry a password: keep the host, drop the credentials. */
+/** The URL with `password` as its password; as it is without one. */
+function withPassword(value: string, password: string | undefined): string {
+  if (!password) return value;
+  const url = new URL(value);
+  url.password = encodeURIComponent(password);
+  return url.toString();
+}
+
 function redactUrl(value: string): string {
   try {
     const url = new URL(value);

@@ -337,6 +337,49 @@ describe(loadConfig.name, () => {
     });
     expect(config.kafka.sasl).toMatchObject({ password: 'from-file-sasl' });
   });
+
+  it('finds Redis through Sentinels when REDIS_SENTINELS names them, with passwords from files', () => {
+    expect(loadConfig(production).idempotency.redisSentinels).toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-config-'));
+    writeFileSync(join(dir, 'redis'), 'p@ss:w/rd#1\n');
+    writeFileSync(join(dir, 'sentinel'), 'sentinel-secret-value\n');
+    const config = loadConfig({
+      ...production,
+      REDIS_URL: 'rediss://mailbridge@redis/2',
+      REDIS_SENTINELS: 'sentinel-a:26379,10.0.0.7:26380',
+      REDIS_PASSWORD_FILE: join(dir, 'redis'),
+      REDIS_SENTINEL_PASSWORD_FILE: join(dir, 'sentinel'),
+    });
+    const { idempotency } = config;
+    expect(idempotency.redisSentinels).toEqual([
+      { host: 'sentinel-a', port: 26379 },
+      { host: '10.0.0.7', port: 26380 },
+    ]);
+    expect(idempotency.redisSentinelName).toBe('mymaster');
+    expect(idempotency.redisSentinelPassword).toBe('sentinel-secret-value');
+    const url = new URL(idempotency.redisUrl);
+    expect([url.protocol, url.username, decodeURIComponent(url.password), url.pathname]).toEqual([
+      'rediss:',
+      'mailbridge',
+      'p@ss:w/rd#1',
+      '/2',
+    ]);
+    expect(config.secrets).toEqual(
+      expect.arrayContaining(['p@ss:w/rd#1', 'sentinel-secret-value']),
+    );
+    const json = JSON.stringify(config);
+    expect(json).not.toContain('sentinel-secret-value');
+    expect(json).not.toContain('w%2Frd');
+  });
+
+  it('names a malformed Sentinel list or primary name', () => {
+    expect(problemsOf({ ...production, REDIS_SENTINELS: 'sentinel-a' })).toEqual([
+      'REDIS_SENTINELS must be host:port[,host:port…]',
+    ]);
+    expect(problemsOf({ ...production, REDIS_SENTINEL_NAME: 'my master' })).toEqual([
+      'REDIS_SENTINEL_NAME may hold letters, digits and _ . -',
+    ]);
+  });
 });
 
 describe(loadKafkaToolConfig.name, () => {

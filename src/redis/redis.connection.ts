@@ -17,6 +17,19 @@ export const DEFAULT_CONNECTION: RedisConnectionOptions = {
 /** A connection to one Redis (standalone, or a primary with replicas) or to a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
 
+/** Where Redis is: its URL, the node URLs of a Redis Cluster, or a primary its Sentinels name. */
+export type RedisTarget = string | readonly string[] | SentinelTarget;
+
+/** A Redis primary with replicas, found (and found again after a failover) through Sentinels. */
+export interface SentinelTarget {
+  /** The scheme, user, password and database of the Redis nodes; its host is not used. */
+  url: string;
+  sentinels: ReadonlyArray<{ host: string; port: number }>;
+  /** The name the Sentinels monitor the primary by. */
+  name: string;
+  sentinelPassword?: string;
+}
+
 /**
  * The one Redis connection every replica shares state through (claims and outcomes, and what
  * `src/cluster/` and `src/windows/` keep), watched for hangs, so that readiness speaks for
@@ -32,22 +45,14 @@ export class RedisConnection {
   private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
-    /** A Redis URL, or the URLs of a Redis Cluster's nodes to start from. */
-    url: string | readonly string[],
+    target: RedisTarget,
     /** `IDEMPOTENCY_KEY_PREFIX`: every key of the service goes under it. */
     readonly keyPrefix: string,
     private readonly now: () => number = Date.now,
     private readonly options: RedisConnectionOptions = DEFAULT_CONNECTION,
   ) {
-    this.secrets = (typeof url === 'string' ? [url] : url).flatMap(secretsOf);
-    // Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
-    // whatever else a turn asks for in the same round trip. Commands wait while Redis is
-    // unreachable (no retry limit): nothing is sent to the vendor without a claim.
-    const client = { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true };
-    this.client =
-      typeof url === 'string'
-        ? new Redis(url, client)
-        : new Cluster([...url], { ...client, redisOptions: client });
+    this.secrets = secretsOfTarget(target);
+    this.client = clientFor(target);
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.client.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
@@ -139,6 +144,49 @@ export class RedisConnection {
   redact(message: string): string {
     return this.secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), message);
   }
+}
+
+/**
+ * Claims and outcomes of one turn go as one command each (`Coalescer`); auto-pipelining sends
+ * whatever else a turn asks for in the same round trip. Commands wait while Redis is unreachable
+ * (no retry limit): nothing is sent to the vendor without a claim.
+ */
+const CLIENT_OPTIONS = {
+  enableAutoPipelining: true,
+  maxRetriesPerRequest: null,
+  lazyConnect: true,
+};
+
+function clientFor(target: RedisTarget): RedisClient {
+  if (typeof target === 'string') return new Redis(target, CLIENT_OPTIONS);
+  if (isSentinelTarget(target)) {
+    return new Redis(target.url, {
+      ...CLIENT_OPTIONS,
+      sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+      name: target.name,
+      sentinelPassword: target.sentinelPassword,
+      // Not ioredis' failoverDetector: a +switch-master arriving while it reconnects ends the
+      // client for good ("Connection is closed", status end). A killed or demoted primary closes
+      // this connection anyway, and ioredis then asks the Sentinels again.
+      // A primary demoted while this connection stayed open refuses writes with READONLY: find the
+      // new primary and send the command again (it was not executed).
+      reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
+    });
+  }
+  return new Cluster([...target], { ...CLIENT_OPTIONS, redisOptions: CLIENT_OPTIONS });
+}
+
+function isSentinelTarget(target: RedisTarget): target is SentinelTarget {
+  return typeof target === 'object' && 'sentinels' in target;
+}
+
+function secretsOfTarget(target: RedisTarget): string[] {
+  if (typeof target === 'string') return secretsOf(target);
+  if (isSentinelTarget(target)) {
+    const sentinel = target.sentinelPassword ? [target.sentinelPassword] : [];
+    return [...secretsOf(target.url), ...sentinel];
+  }
+  return target.flatMap(secretsOf);
 }
 
 /** The password of a Redis URL, as written and decoded; none for a URL without one. */

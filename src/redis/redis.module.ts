@@ -20,7 +20,16 @@ export const REDIS_CONNECTION = Symbol('REDIS_CONNECTION');
       inject: [AppConfig],
       useFactory: ({ idempotency }: AppConfig): RedisConnection | undefined => {
         if (idempotency.store === 'memory') return undefined;
-        const connection = new RedisConnection(idempotency.redisUrl, idempotency.keyPrefix);
+        const { redisUrl: url, redisSentinels: sentinels } = idempotency;
+        const target = sentinels
+          ? {
+              url,
+              sentinels,
+              name: idempotency.redisSentinelName,
+              sentinelPassword: idempotency.redisSentinelPassword,
+            }
+          : url;
+        const connection = new RedisConnection(target, idempotency.keyPrefix);
         // Not awaited: a Redis that is down at start must not keep the health endpoints from
         // answering. Commands wait for the connection; readiness reports it.
         connection.connect().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsUrl, Matches, Min } from 'class-validator';
-import { Default } from '../default.decorator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Min } from 'class-validator';
+import { Default, ReadableFromFile } from '../default.decorator';
 import { BatchingEnvironment } from './batching.env';
 
 export const IDEMPOTENCY_STORES = ['memory', 'redis'] as const;
@@ -9,7 +9,7 @@ export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
 export const AMBIGUOUS_SEND_POLICIES = ['resend', 'fail'] as const;
 export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
 
-/** Sending each event once (`IDEMPOTENCY_*`, `REDIS_URL`), and a send whose fate is unknown. */
+/** Sending each event once (`IDEMPOTENCY_*`, `REDIS_*`), and a send whose fate is unknown. */
 export class IdempotencyEnvironment extends BatchingEnvironment {
   /**
    * Where sent actions are remembered: `redis`, shared by the replicas, or `memory`, one process's
@@ -29,6 +29,34 @@ export class IdempotencyEnvironment extends BatchingEnvironment {
     { message: 'REDIS_URL must be a redis:// or rediss:// URL' },
   )
   REDIS_URL!: string;
+
+  /**
+   * The Sentinels of a Redis primary with replicas: the service asks them where the primary is,
+   * and again after a failover. `REDIS_URL` then gives the scheme, user, password and database;
+   * not its host.
+   */
+  @IsOptional()
+  @Matches(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, {
+    message: 'REDIS_SENTINELS must be host:port[,host:port…]',
+  })
+  REDIS_SENTINELS?: string;
+
+  /** The name the Sentinels know the primary by (`sentinel monitor <name> …`). */
+  @Default('mymaster')
+  @Matches(/^[\w.-]{1,100}$/, { message: 'REDIS_SENTINEL_NAME may hold letters, digits and _ . -' })
+  REDIS_SENTINEL_NAME!: string;
+
+  /** The Redis nodes' password, instead of one in `REDIS_URL` (usually from `REDIS_PASSWORD_FILE`). */
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  REDIS_PASSWORD?: string;
+
+  /** The Sentinels' own password (`requirepass` in sentinel.conf), when they ask for one. */
+  @ReadableFromFile()
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string;
 
   /** Prefix of every key the service writes to Redis. */
   @Default('mailbridge:idem:')
