@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from './free-port';
+import { waitFor } from './kafka-helpers';
+
+export interface SentinelGroupOptions {
+  /** `requirepass` and `masterauth` of the Redis nodes. */
+  password: string;
+  /** `requirepass` of the Sentinels. */
+  sentinelPassword: string;
+}
+
+interface Node {
+  port: number;
+  process?: ChildProcess;
+}
+
+/**
+ * A Redis primary with two replicas and three Sentinels (quorum 2) on loopback, from Debian's
+ * `redis-server` (`--sentinel` runs the same program as `redis-sentinel`). A node can be killed
+ * with -9; every process is stopped by its PID at the end.
+ */
+export class RedisSentinelGroup {
+  static readonly NAME = 'mailbridge-test';
+
+  private constructor(
+    private readonly dir: string,
+    private readonly options: SentinelGroupOptions,
+    readonly nodes: Node[],
+    readonly sentinels: Node[],
+  ) {}
+
+  static async start(options: SentinelGroupOptions): Promise<RedisSentinelGroup> {
+    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-sentinel-'));
+    const ports = async (n: number) => Promise.all(Array.from({ length: n }, () => freePort()));
+    const nodes = (await ports(3)).map((port) => ({ port }));
+    const sentinels = (await ports(3)).map((port) => ({ port }));
+    const group = new RedisSentinelGroup(dir, options, nodes, sentinels);
+    try {
+      nodes.forEach((node, i) => group.startNode(node, i === 0 ? undefined : nodes[0].port));
+      for (const node of nodes) await group.waitForNode(node.port, options.password);
+      await waitFor(
+        async () =>
+          String(await group.ask(nodes[0].port, options.password, 'INFO', 'replication')).includes(
+            'connected_slaves:2',
+          ) || undefined,
+        { timeoutMs: 30_000, what: 'two replicas attached to the primary' },
+      );
+      sentinels.forEach((sentinel) => group.startSentinel(sentinel, nodes[0].port));
+      for (const s of sentinels) await group.waitForNode(s.port, options.sentinelPassword);
+      // Every Sentinel has found the replicas and the other Sentinels: a failover can be agreed on.
+      await waitFor(
+        async () => {
+          for (const s of sentinels) {
+            const master = await group.ask(
+              s.port,
+              options.sentinelPassword,
+              'SENTINEL',
+              'MASTER',
+              RedisSentinelGroup.NAME,
+            );
+            const fields = String(master).split(',');
+            const at = (key: string) => fields[fields.indexOf(key) + 1];
+            if (at('num-slaves') !== '2' || at('num-other-sentinels') !== '2') return undefined;
+          }
+          return true;
+        },
+        { timeoutMs: 30_000, what: 'the Sentinels to know the replicas and one another' },
+      );
+    } catch (error) {
+      group.stop();
+      throw error;
+    }
+    return group;
+  }
+
+  get sentinelAddresses(): Array<{ host: string; port: number }> {
+    return this.sentinels.map(({ port }) => ({ host: '127.0.0.1', port }));
+  }
+
+  /** The port of the node the Sentinels name as primary now. */
+  async primaryPort(): Promise<number> {
+    const [, port] = (await this.ask(
+      this.sentinels[0].port,
+      this.options.sentinelPassword,
+      'SENTINEL',
+      'GET-MASTER-ADDR-BY-NAME',
+      RedisSentinelGroup.NAME,
+    )) as [string, string];
+    return Number(port);
+  }
+
+  /** kill -9 of the node on `port`; resolves once it is gone. */
+  async kill(port: number): Promise<void> {
+    const node = this.nodes.find((n) => n.port === port);
+    const child = node?.process;
+    if (!child || child.exitCode !== null) throw new Error(`no running node on ${port}`);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  stop(): void {
+    for (const { process } of [...this.sentinels, ...this.nodes]) {
+      if (process && process.exitCode === null && process.signalCode === null) {
+        process.kill('SIGKILL');
+      }
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private startNode(node: Node, primaryPort?: number): void {
+    const { password } = this.options;
+    node.process = spawn(
+      'redis-server',
+      [
+        ...['--port', String(node.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        ...['--dir', this.dir, '--dbfilename', `${node.port}.rdb`],
+        ...['--requirepass', password, '--masterauth', password],
+        ...(primaryPort ? ['--replicaof', '127.0.0.1', String(primaryPort)] : []),
+      ],
+      { stdio: 'ignore' },
+    );
+  }
+
+  private startSentinel(sentinel: Node, primaryPort: number): void {
+    const file = join(this.dir, `sentinel-${sentinel.port}.conf`);
+    const name = RedisSentinelGroup.NAME;
+    writeFileSync(
+      file,
+      [
+        `port ${sentinel.port}`,
+        'bind 127.0.0.1',
+        `dir ${this.dir}`,
+        `requirepass ${this.options.sentinelPassword}`,
+        // The Sentinels talk to one another with their own password.
+        `sentinel sentinel-pass ${this.options.sentinelPassword}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
+        `sentinel auth-pass ${name} ${this.options.password}`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 10000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
+    sentinel.process = spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' });
+  }
+
+  private async waitForNode(port: number, password: string): Promise<void> {
+    await waitFor(
+      async () =>
+        (await this.ask(port, password, 'PING').catch(() => undefined)) ? true : undefined,
+      { timeoutMs: 30_000, intervalMs: 100, what: `redis on ${port}` },
+    );
+  }
+
+  private async ask(port: number, password: string, ...command: string[]): Promise<unknown> {
+    const client = new Redis(port, '127.0.0.1', {
+      password,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
+    try {
+      await client.connect();
+      return await client.call(command[0], ...command.slice(1));
+    } finally {
+      client.disconnect();
+    }
+  }
+}
