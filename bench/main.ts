@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const load = loadavg()[0];
 
   log(options.brokers ? `using Kafka at ${options.brokers}` : 'starting the bench broker');
-  const broker = await startBroker(options.brokers);
+  const broker = await startBroker(options.brokers, options.kafkaPort);
   let vendor: VendorHandle | undefined;
   // Only for Redis' own CPU time (INFO cpu): one try, no reconnecting; without it, no figure.
   const redis = new Redis(benchRedisUrl(), {

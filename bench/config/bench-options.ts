@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { BENCH_KAFKA_PORT } from '../infra/broker';
 
 export const PHASES = [
   'ceiling-consume',
@@ -41,6 +42,8 @@ export interface BenchOptions {
   /** Extra variables for the mailbridge process; `{run}` in a value becomes the phase run's id. */
   serviceEnv: Record<string, string>;
   brokers?: string;
+  /** Port of the broker the run starts (not used with `brokers`). */
+  kafkaPort: string;
   outDir: string;
   /** Write a CPU profile of every mailbridge phase process, and a summary of them. */
   profile: boolean;
@@ -76,6 +79,8 @@ const USAGE = `npm run bench -- [options]
   --vendor-latency MS       fixed sandbox latency of the throughput phases (default 25)
   --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
   --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
+  --kafka-port P            port of the broker the run starts (default ${BENCH_KAFKA_PORT}; another
+                            for a second run on the same machine)
   --out DIR                 where results go (default bench/results)
   --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
                             memory), and the floors; top 20 by package and function written beside
@@ -115,6 +120,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'vendor-latency': { type: 'string', default: '25' },
       'service-env': { type: 'string', multiple: true, default: [] },
       brokers: { type: 'string' },
+      'kafka-port': { type: 'string', default: BENCH_KAFKA_PORT },
       out: { type: 'string', default: 'bench/results' },
       profile: { type: 'boolean', default: false },
       'alloc-profile': { type: 'boolean', default: false },
@@ -157,6 +163,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     vendorLatencyMs: nonNegative('vendor-latency', values['vendor-latency']),
     serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
     brokers: values.brokers ?? env.KAFKA_BROKERS,
+    kafkaPort: String(Math.round(positive('kafka-port', values['kafka-port']))),
     outDir: values.out,
     profile: values.profile,
     heapProfile: values['alloc-profile']
