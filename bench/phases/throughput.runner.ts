@@ -4,7 +4,7 @@ import { ProcessMonitor } from '../infra/process-monitor';
 import { sharesPer1k } from '../measure/host-cpu';
 import { ResultCollector } from '../measure/result-collector';
 import { MB, type ThroughputResult, type VendorFigures } from '../report/result-types';
-import type { VendorStats } from '../vendor/vendor-stats';
+import { emptyStats, type VendorStats } from '../vendor/vendor-stats';
 import {
   allResultTopics,
   resultTopics,
@@ -179,13 +179,7 @@ function unsupported(
     events: 0,
     windowMs: 0,
     eventsPerSecond: 0,
-    vendor: vendorFigures({
-      campaignRequests: 0,
-      campaignRecipients: 0,
-      contactRequests: 0,
-      contactMembers: 0,
-      statuses: {},
-    }),
+    vendor: vendorFigures(emptyStats()),
     peakRssMb: 0,
     cpuMsPer1kEvents: null,
   };
