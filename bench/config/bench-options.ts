@@ -12,7 +12,11 @@ export const PHASES = [
 ] as const;
 export type PhaseName = (typeof PHASES)[number];
 
-export const SECTIONS = ['user', 'order', 'latency', 'backlog'] as const;
+/**
+ * What a run measures: each workload's throughput phases, the latency run, the backlog test, and
+ * mailbridge on single- against mixed-locale sign-ups (`locales`).
+ */
+export const SECTIONS = ['user', 'order', 'latency', 'backlog', 'locales'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Every knob of a run; `--scale` multiplies the event counts, never the rates or time caps. */
@@ -25,6 +29,8 @@ export interface BenchOptions {
   userEvents: number;
   orderEvents: number;
   backlogEvents: number;
+  /** Preloaded sign-ups of each locales workload (single-locale and mixed-locale). */
+  localeEvents: number;
   /** Longest a throughput phase may run before it is stopped and reported as capped. */
   phaseTimeoutSeconds: number;
   /** The naive service handles one event at a time; it gets a shorter cap. */
@@ -66,6 +72,8 @@ const USAGE = `npm run bench -- [options]
   --user-events N           preloaded user.signed_up.v1 events (default 100000)
   --order-events N          preloaded order.placed.v1 events (default 20000)
   --backlog-events N        events waiting in the backlog test (default 1000000)
+  --locale-events N         sign-ups of each locales workload, single- and mixed-locale; mailbridge
+                            runs each --reps times, alternating which goes first (default 50000)
   --phase-timeout S         cap of one throughput phase in seconds (default 60)
   --naive-seconds S         cap of one naive throughput phase in seconds (default 20)
   --latency-rate R          input events/s of the latency run (default 1000)
@@ -107,6 +115,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'user-events': { type: 'string', default: '100000' },
       'order-events': { type: 'string', default: '20000' },
       'backlog-events': { type: 'string', default: '1000000' },
+      'locale-events': { type: 'string', default: '50000' },
       'phase-timeout': { type: 'string', default: '60' },
       'naive-seconds': { type: 'string', default: '20' },
       'latency-rate': { type: 'string', default: '1000' },
@@ -150,6 +159,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     userEvents: count('user-events', values['user-events']),
     orderEvents: count('order-events', values['order-events']),
     backlogEvents: count('backlog-events', values['backlog-events']),
+    localeEvents: count('locale-events', values['locale-events']),
     phaseTimeoutSeconds: positive('phase-timeout', values['phase-timeout']),
     naiveSeconds: positive('naive-seconds', values['naive-seconds']),
     latencyRate: positive('latency-rate', values['latency-rate']),

@@ -36,8 +36,13 @@ export async function runThroughput(
   input: InputTopics,
   expected: number,
   rep: number,
+  /**
+   * The run's name in its topics, group, log and profile files, when not the workload's: a
+   * section that runs the same workload on other input (the locales) must not meet its runs.
+   */
+  name: string = workload,
 ): Promise<ThroughputResult> {
-  const runName = `${workload}.${phase}.r${rep}`;
+  const runName = `${name}.${phase}.r${rep}`;
   const base = { workload, phase, rep, expected };
   if (phase === 'mailbridge' && workload === 'order' && !ctx.orderSupported) {
     return unsupported(base, 'not supported by this build (no TOPIC_ORDER_PLACED in its config)');
