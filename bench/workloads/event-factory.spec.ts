@@ -4,6 +4,7 @@ import { eventOf } from '../../src/inbound/event.parser';
 import { WelcomePlanner } from '../../src/templates/welcome/welcome.planner';
 import {
   DEFAULT_READER_LOCALE,
+  localeShares,
   localeSignUp,
   OTHER_READER_LOCALES,
   readerLocale,
@@ -44,6 +45,17 @@ describe('the locales workloads', () => {
     for (const locale of OTHER_READER_LOCALES) {
       expect(Math.abs(odd[locale] - 1_234 * 0.075)).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('says what share of each mix each locale has', () => {
+    expect(localeShares('single-locale')).toEqual([{ locale: 'en-GB', share: 1 }]);
+    expect(localeShares('mixed-locale')).toEqual([
+      { locale: 'en-GB', share: 0.7 },
+      { locale: 'de-DE', share: 0.075 },
+      { locale: 'fr-FR', share: 0.075 },
+      { locale: 'es-ES', share: 0.075 },
+      { locale: 'ja-JP', share: 0.075 },
+    ]);
   });
 
   it('is deterministic: the same n, the same locale and the same reader', () => {

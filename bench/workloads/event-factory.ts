@@ -98,6 +98,19 @@ export function readerLocale(mix: LocaleMix, n: number): string {
   return OTHER_READER_LOCALES[others % OTHER_READER_LOCALES.length];
 }
 
+/** Each locale's share of `mix` (0 to 1), most frequent first: over one whole turn of 40. */
+export function localeShares(mix: LocaleMix): Array<{ locale: string; share: number }> {
+  const TURN = 40;
+  const counts = new Map<string, number>();
+  for (let n = 0; n < TURN; n++) {
+    const locale = readerLocale(mix, n);
+    counts.set(locale, (counts.get(locale) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([locale, count]) => ({ locale, share: count / TURN }))
+    .sort((a, b) => b.share - a.share);
+}
+
 /** The `n`th sign-up of `mix`: as {@link userSignedUp}'s, with the mix's locale. */
 export function localeSignUp(
   mix: LocaleMix,
