@@ -1,13 +1,20 @@
+// The locales section reads the service's configuration, whose decorators need it.
+import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { parseOptions } from './config/bench-options';
+import { parseOptions, type BenchOptions } from './config/bench-options';
 import { benchKafka, createTopics, topicSize } from './infra/bench-kafka';
 import { startBroker } from './infra/broker';
 import { killAllChildren } from './infra/child-process';
 import { repoRoot } from './infra/repo-root';
-import type { BenchReport, LatencyResult, ThroughputResult } from './report/result-types';
+import type {
+  BenchReport,
+  LatencyResult,
+  LocaleResult,
+  ThroughputResult,
+} from './report/result-types';
 import { fmt, headline, ms } from './report/summary';
 import { commit, machine, notes } from './report/run-meta';
 import { allocationSummary, eventsHandled, profileSummary } from './report/profile-summary';
@@ -19,18 +26,26 @@ import { benchRedisUrl, floorProfileDir, profileDir } from './phases/phase-proce
 import { HostCpu } from './measure/host-cpu';
 import { runHttpCeiling } from './phases/http.runner';
 import { runLatency } from './phases/latency.runner';
+import { runLocaleMix, serviceMaxRecipients } from './phases/locales.runner';
 import { runThroughput } from './phases/throughput.runner';
 import { fixedLatency, SLOW_WITH_TAIL } from './vendor/latency-profile';
 import { VendorHandle } from './vendor/vendor.handle';
-import { orderPlaced, userSignedUp } from './workloads/event-factory';
+import {
+  LOCALE_MIXES,
+  localeSignUp,
+  orderPlaced,
+  userSignedUp,
+  type LocaleMix,
+} from './workloads/event-factory';
 import { preload } from './workloads/preload';
 
 const LATENCY_PHASES: EventPhase[] = ['ceiling-consume-produce', 'naive', 'mailbridge'];
 
 /**
  * `npm run bench`: starts a broker and the vendor sandbox, preloads the workloads once, runs
- * every phase `--reps` times in alternating order, then the latency run and the backlog test,
- * and writes bench/results/. See docs/benchmark.md.
+ * every phase `--reps` times in alternating order, then mailbridge on single- and mixed-locale
+ * sign-ups, the latency run and the backlog test, and writes bench/results/. See
+ * docs/benchmark.md.
  */
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2), process.env);
@@ -49,7 +64,7 @@ async function main(): Promise<void> {
   const load = loadavg()[0];
 
   log(options.brokers ? `using Kafka at ${options.brokers}` : 'starting the bench broker');
-  const broker = await startBroker(options.brokers);
+  const broker = await startBroker(options.brokers, options.kafkaPort);
   let vendor: VendorHandle | undefined;
   // Only for Redis' own CPU time (INFO cpu): one try, no reconnecting; without it, no figure.
   const redis = new Redis(benchRedisUrl(), {
@@ -101,12 +116,13 @@ async function main(): Promise<void> {
       order: `${runId}.order.placed.v1`,
     };
     const backlogTopic = `${runId}.backlog.user.signed_up.v1`;
+    const localeTopics = localeTopicsOf(runId);
     await createTopics(
       admin,
-      [input.user, input.order, ctx.emptyTopic, backlogTopic],
+      [input.user, input.order, ctx.emptyTopic, backlogTopic, ...Object.values(localeTopics)],
       options.partitions,
     );
-    const sizes = await preloadAll(ctx, input, backlogTopic);
+    const sizes = await preloadAll(ctx, input, backlogTopic, localeTopics);
 
     const throughput: ThroughputResult[] = [];
     for (const workload of ['user', 'order'] as const) {
@@ -132,13 +148,38 @@ async function main(): Promise<void> {
       }
     }
 
+    // The same service on the same broker, one workload after the other and the other first in
+    // the next repetition, so that drift on a shared machine favours neither.
+    const locales: LocaleResult[] = [];
+    if (runsLocales(options)) {
+      const maxRecipients = serviceMaxRecipients(options);
+      if (maxRecipients === null)
+        log('locales: BATCH_MAX_RECIPIENTS not read from the config; no count of full requests');
+      for (let rep = 1; rep <= options.reps; rep++) {
+        for (const mix of alternate(LOCALE_MIXES, rep)) {
+          const topic = localeTopics[mix];
+          const expected = sizes.get(topic) ?? 0;
+          const result = await runLocaleMix(ctx, mix, topic, expected, rep, maxRecipients);
+          log(
+            `locales r${rep} ${mix}: ${fmt(result.eventsPerSecond)} sign-ups/s, ` +
+              `${result.events}/${expected} (${result.status}), ` +
+              `${result.vendor.campaignRequests} requests (${result.fullRequests ?? '?'} full), ` +
+              `${result.vendor.recipientsPerRequest?.toFixed(1) ?? 'n/a'} rcpt/req, ` +
+              `${result.cpuMsPer1kEvents?.toFixed(0) ?? 'n/a'} CPU ms/1k` +
+              (result.note ? ` — ${result.note}` : ''),
+          );
+          locales.push(result);
+        }
+      }
+    }
+
     const latency: LatencyResult[] = [];
     const latencyPhases = options.sections.includes('latency')
       ? LATENCY_PHASES.filter((p) => options.phases.includes(p))
       : [];
     // Nothing has consumed from this broker yet (`--only latency`): its JVM is cold, and the
     // first latency phase would pay for it (docs/benchmark.md, "Latency run").
-    const warmBroker = latencyPhases.length > 0 && throughput.length === 0;
+    const warmBroker = latencyPhases.length > 0 && throughput.length === 0 && locales.length === 0;
     if (warmBroker) {
       const warm = await runLatency(ctx, 'ceiling-consume-produce', 0);
       log(
@@ -188,6 +229,7 @@ async function main(): Promise<void> {
       throughput,
       latency,
       backlog,
+      ...(locales.length > 0 ? { locales } : {}),
     };
     const files = writeReport(report, resolve(root, options.outDir), stamp, readSizing(root));
     if (options.profile) {
@@ -210,6 +252,8 @@ async function main(): Promise<void> {
       const suffix = options.heapProfile === 'allocated' ? 'alloc' : 'survivors';
       const summary = join(resolve(root, options.outDir), `${stamp}.${suffix}.md`);
       const events = eventsHandled(throughput);
+      // The locales runs' profiles are named by their workload (`mixed-locale.mailbridge.r1…`).
+      for (const r of locales) events[r.mix] = (events[r.mix] ?? 0) + r.events;
       writeFileSync(summary, allocationSummary(profileDir(ctx), events, options.heapProfile));
       files.push(summary);
     }
@@ -227,11 +271,23 @@ function alternate<T>(phases: readonly T[], rep: number): T[] {
   return rep % 2 === 1 ? [...phases] : [...phases].reverse();
 }
 
+/** The locales section runs mailbridge alone, like the backlog test. */
+function runsLocales(options: BenchOptions): boolean {
+  return options.sections.includes('locales') && options.phases.includes('mailbridge');
+}
+
+/** Each locales workload's input topic. */
+function localeTopicsOf(runId: string): Record<LocaleMix, string> {
+  const topics = LOCALE_MIXES.map((mix) => [mix, `${runId}.${mix}.user.signed_up.v1`]);
+  return Object.fromEntries(topics) as Record<LocaleMix, string>;
+}
+
 /** Preloads each workload once; returns what each topic really holds, which phases then expect. */
 async function preloadAll(
   ctx: BenchContext,
   input: InputTopics,
   backlogTopic: string,
+  localeTopics: Record<LocaleMix, string>,
 ): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
   const { options } = ctx;
@@ -242,6 +298,12 @@ async function preloadAll(
     jobs.push(['order.placed.v1', input.order, options.orderEvents, orderPlaced]);
   if (options.sections.includes('backlog') && options.phases.includes('mailbridge')) {
     jobs.push(['backlog user.signed_up.v1', backlogTopic, options.backlogEvents, userSignedUp]);
+  }
+  if (runsLocales(options)) {
+    for (const mix of LOCALE_MIXES) {
+      const name = `${mix} user.signed_up.v1`;
+      jobs.push([name, localeTopics[mix], options.localeEvents, localeSignUp(mix)]);
+    }
   }
   for (const [name, topic, count, make] of jobs) {
     const { ms: took } = await preload(ctx.kafka, topic, count, make);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { BENCH_KAFKA_PORT } from '../infra/broker';
 
 export const PHASES = [
   'ceiling-consume',
@@ -11,7 +12,11 @@ export const PHASES = [
 ] as const;
 export type PhaseName = (typeof PHASES)[number];
 
-export const SECTIONS = ['user', 'order', 'latency', 'backlog'] as const;
+/**
+ * What a run measures: each workload's throughput phases, the latency run, the backlog test, and
+ * mailbridge on single- against mixed-locale sign-ups (`locales`).
+ */
+export const SECTIONS = ['user', 'order', 'latency', 'backlog', 'locales'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Every knob of a run; `--scale` multiplies the event counts, never the rates or time caps. */
@@ -24,6 +29,8 @@ export interface BenchOptions {
   userEvents: number;
   orderEvents: number;
   backlogEvents: number;
+  /** Preloaded sign-ups of each locales workload (single-locale and mixed-locale). */
+  localeEvents: number;
   /** Longest a throughput phase may run before it is stopped and reported as capped. */
   phaseTimeoutSeconds: number;
   /** The naive service handles one event at a time; it gets a shorter cap. */
@@ -41,6 +48,8 @@ export interface BenchOptions {
   /** Extra variables for the mailbridge process; `{run}` in a value becomes the phase run's id. */
   serviceEnv: Record<string, string>;
   brokers?: string;
+  /** Port of the broker the run starts (not used with `brokers`). */
+  kafkaPort: string;
   outDir: string;
   /** Write a CPU profile of every mailbridge phase process, and a summary of them. */
   profile: boolean;
@@ -63,6 +72,8 @@ const USAGE = `npm run bench -- [options]
   --user-events N           preloaded user.signed_up.v1 events (default 100000)
   --order-events N          preloaded order.placed.v1 events (default 20000)
   --backlog-events N        events waiting in the backlog test (default 1000000)
+  --locale-events N         sign-ups of each locales workload, single- and mixed-locale; mailbridge
+                            runs each --reps times, alternating which goes first (default 50000)
   --phase-timeout S         cap of one throughput phase in seconds (default 60)
   --naive-seconds S         cap of one naive throughput phase in seconds (default 20)
   --latency-rate R          input events/s of the latency run (default 1000)
@@ -76,6 +87,8 @@ const USAGE = `npm run bench -- [options]
   --vendor-latency MS       fixed sandbox latency of the throughput phases (default 25)
   --service-env K=V         extra env for mailbridge (repeatable); {run} expands to the run id
   --brokers LIST            use this Kafka instead of starting one (also KAFKA_BROKERS)
+  --kafka-port P            port of the broker the run starts (default ${BENCH_KAFKA_PORT}; another
+                            for a second run on the same machine)
   --out DIR                 where results go (default bench/results)
   --profile                 CPU-profile every mailbridge phase but the backlog test (it measures
                             memory), and the floors; top 20 by package and function written beside
@@ -102,6 +115,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'user-events': { type: 'string', default: '100000' },
       'order-events': { type: 'string', default: '20000' },
       'backlog-events': { type: 'string', default: '1000000' },
+      'locale-events': { type: 'string', default: '50000' },
       'phase-timeout': { type: 'string', default: '60' },
       'naive-seconds': { type: 'string', default: '20' },
       'latency-rate': { type: 'string', default: '1000' },
@@ -115,6 +129,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'vendor-latency': { type: 'string', default: '25' },
       'service-env': { type: 'string', multiple: true, default: [] },
       brokers: { type: 'string' },
+      'kafka-port': { type: 'string', default: BENCH_KAFKA_PORT },
       out: { type: 'string', default: 'bench/results' },
       profile: { type: 'boolean', default: false },
       'alloc-profile': { type: 'boolean', default: false },
@@ -144,6 +159,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     userEvents: count('user-events', values['user-events']),
     orderEvents: count('order-events', values['order-events']),
     backlogEvents: count('backlog-events', values['backlog-events']),
+    localeEvents: count('locale-events', values['locale-events']),
     phaseTimeoutSeconds: positive('phase-timeout', values['phase-timeout']),
     naiveSeconds: positive('naive-seconds', values['naive-seconds']),
     latencyRate: positive('latency-rate', values['latency-rate']),
@@ -157,6 +173,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     vendorLatencyMs: nonNegative('vendor-latency', values['vendor-latency']),
     serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
     brokers: values.brokers ?? env.KAFKA_BROKERS,
+    kafkaPort: String(Math.round(positive('kafka-port', values['kafka-port']))),
     outDir: values.out,
     profile: values.profile,
     heapProfile: values['alloc-profile']

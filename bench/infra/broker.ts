@@ -6,7 +6,10 @@ import { repoRoot } from './repo-root';
 
 const run = promisify(execFile);
 
-/** The bench's own broker: its port and data dir never collide with a developer's or the tests'. */
+/**
+ * The bench's own broker: its port and data dir never collide with a developer's or the tests'.
+ * `--kafka-port` picks another port, for two runs on one machine (each checkout has its own dir).
+ */
 export const BENCH_KAFKA_PORT = '39092';
 
 export interface Broker {
@@ -19,18 +22,21 @@ export interface Broker {
 }
 
 /** Uses the brokers given, or starts a fresh single-node broker with `scripts/kafka/kafka.sh`. */
-export async function startBroker(given: string | undefined): Promise<Broker> {
+export async function startBroker(
+  given: string | undefined,
+  port = BENCH_KAFKA_PORT,
+): Promise<Broker> {
   if (given) return { brokers: given.split(','), owned: false, stop: () => Promise.resolve() };
   const root = repoRoot();
   const env = {
     ...process.env,
-    KAFKA_PORT: BENCH_KAFKA_PORT,
+    KAFKA_PORT: port,
     KAFKA_DIR: join(root, '.cache/kafka/bench'),
     KAFKA_HEAP: process.env.KAFKA_HEAP ?? '1g',
   };
   const script = join(root, 'scripts/kafka/kafka.sh');
   const { stdout } = await run('bash', [script, 'start'], { env, maxBuffer: 1 << 20 });
-  const address = stdout.trim().split('\n').pop() ?? `127.0.0.1:${BENCH_KAFKA_PORT}`;
+  const address = stdout.trim().split('\n').pop() ?? `127.0.0.1:${port}`;
   return {
     brokers: [address],
     owned: true,

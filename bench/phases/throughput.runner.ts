@@ -4,7 +4,7 @@ import { ProcessMonitor } from '../infra/process-monitor';
 import { sharesPer1k } from '../measure/host-cpu';
 import { ResultCollector } from '../measure/result-collector';
 import { MB, type ThroughputResult, type VendorFigures } from '../report/result-types';
-import type { VendorStats } from '../vendor/vendor-stats';
+import { emptyStats, type VendorStats } from '../vendor/vendor-stats';
 import {
   allResultTopics,
   resultTopics,
@@ -36,8 +36,13 @@ export async function runThroughput(
   input: InputTopics,
   expected: number,
   rep: number,
+  /**
+   * The run's name in its topics, group, log and profile files, when not the workload's: a
+   * section that runs the same workload on other input (the locales) must not meet its runs.
+   */
+  name: string = workload,
 ): Promise<ThroughputResult> {
-  const runName = `${workload}.${phase}.r${rep}`;
+  const runName = `${name}.${phase}.r${rep}`;
   const base = { workload, phase, rep, expected };
   if (phase === 'mailbridge' && workload === 'order' && !ctx.orderSupported) {
     return unsupported(base, 'not supported by this build (no TOPIC_ORDER_PLACED in its config)');
@@ -179,13 +184,7 @@ function unsupported(
     events: 0,
     windowMs: 0,
     eventsPerSecond: 0,
-    vendor: vendorFigures({
-      campaignRequests: 0,
-      campaignRecipients: 0,
-      contactRequests: 0,
-      contactMembers: 0,
-      statuses: {},
-    }),
+    vendor: vendorFigures(emptyStats()),
     peakRssMb: 0,
     cpuMsPer1kEvents: null,
   };

@@ -1,14 +1,18 @@
 import { median } from '../measure/percentiles';
-import type { BenchReport } from './result-types';
+import { localeShares } from '../workloads/event-factory';
+import type { BenchReport, LocaleResult } from './result-types';
 import { sizingSection, type Sizing } from './sizing';
 import {
   fmt,
   headline,
+  localeCpuRatios,
   ms,
   ratio,
   ratios,
   summarizeLatency,
+  summarizeLocales,
   summarizeThroughput,
+  type LocaleSummary,
   type PhaseSummary,
 } from './summary';
 
@@ -73,6 +77,7 @@ export function markdownReport(report: BenchReport, chart: string, sizing?: Sizi
       );
     }
   }
+  out.push(...localesSection(report.locales ?? []));
   const latency = summarizeLatency(report.latency);
   if (latency.length > 0) {
     const r = report.latency[0];
@@ -120,6 +125,65 @@ export function markdownReport(report: BenchReport, chart: string, sizing?: Sizi
   ];
   if (notes.length > 0) out.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
   return out.join('\n');
+}
+
+/**
+ * The locales section: per workload, what its campaign requests carried and what its sign-ups
+ * cost mailbridge, then mixed-locale's CPU over single-locale's, repetition by repetition.
+ */
+export function localesSection(results: LocaleResult[]): string[] {
+  if (results.length === 0) return [];
+  const summaries = summarizeLocales(results);
+  const expected = Math.max(...results.map((r) => r.expected));
+  const max = results[0].maxRecipients;
+  const cpuRatios = localeCpuRatios(results);
+  return [
+    `## Locales: ${fmt(expected)} single-locale and ${fmt(expected)} mixed-locale user.signed_up.v1 events`,
+    '',
+    "mailbridge alone, on two preloaded workloads whose sign-ups differ in the readers' locales " +
+      'only. Each locale has its own copy of the welcome template, and so its own batch key: ' +
+      'its own campaign requests. Every repetition runs both, one after the other, the other ' +
+      'first in the next. Median over repetitions (range in brackets); window and CPU as in the ' +
+      'throughput tables, machine as in the host CPU tables.',
+    '',
+    `| workload | readers' locales | events | campaign requests | recipients / request | ` +
+      `full requests (${max === null ? 'maximum not known' : `${fmt(max)} recipients`}) | ` +
+      'CPU ms / 1k sign-ups | machine CPU ms / 1k | sign-ups/s | status |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...summaries.map(localeRow),
+    '',
+    ...(cpuRatios.length > 0
+      ? [
+          `mixed-locale ÷ single-locale, CPU ms per 1,000 sign-ups: **${ratio(median(cpuRatios))}** ` +
+            `(median; per repetition ${cpuRatios.map((r) => ratio(r)).join(', ')}).`,
+          '',
+        ]
+      : []),
+    ...summaries.flatMap((s) => s.notes.map((n) => `- ${s.mix}: ${n}`)),
+    ...(summaries.some((s) => s.notes.length > 0) ? [''] : []),
+  ];
+}
+
+function localeRow(s: LocaleSummary): string {
+  const measured = Number.isFinite(s.eventsPerSecond);
+  const count = (n: number | null) =>
+    measured && n !== null ? Math.round(n).toLocaleString('en-US') : '—';
+  const locales = localeShares(s.mix)
+    .map(({ locale, share }) => `${locale} ${+(share * 100).toFixed(1)} %`)
+    .join(', ');
+  const cpuRange =
+    s.reps > 1 && s.minCpuMsPer1kEvents !== null && s.maxCpuMsPer1kEvents !== null
+      ? ` (${num(s.minCpuMsPer1kEvents)}–${num(s.maxCpuMsPer1kEvents)})`
+      : '';
+  const rateRange =
+    s.reps > 1 ? ` (${fmt(s.minEventsPerSecond)}–${fmt(s.maxEventsPerSecond)})` : '';
+  return (
+    `| ${s.mix} | ${locales} | ${count(s.events)} | ${count(s.campaignRequests)} | ` +
+    `${num(s.recipientsPerRequest)} | ${count(s.fullRequests)} | ` +
+    `${s.cpuMsPer1kEvents === null ? '—' : `**${num(s.cpuMsPer1kEvents)}**${cpuRange}`} | ` +
+    `${num(s.machineCpuMsPer1k)} | ${measured ? `${fmt(s.eventsPerSecond)}${rateRange}` : '—'} | ` +
+    `${s.statuses.join(', ')} |`
+  );
 }
 
 function throughputRow(s: PhaseSummary): string {

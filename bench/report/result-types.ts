@@ -3,6 +3,7 @@ import type { HostCpuShares } from '../measure/host-cpu';
 import type { Percentiles } from '../measure/percentiles';
 import type { WorkloadName } from '../phases/bench-context';
 import type { VendorStats } from '../vendor/vendor-stats';
+import type { LocaleMix } from '../workloads/event-factory';
 
 /**
  * complete: every event reached an outcome. capped: the phase hit its time cap; figures cover
@@ -50,6 +51,18 @@ export interface ThroughputResult {
     latencyMs: { p50: number | null; p99: number | null };
     failed: number;
   };
+}
+
+/**
+ * One repetition of one workload of the locales section: mailbridge's throughput run over
+ * sign-ups whose readers are all in one locale, or in a mix (`bench/workloads/event-factory.ts`).
+ */
+export interface LocaleResult extends ThroughputResult {
+  mix: LocaleMix;
+  /** The service's BATCH_MAX_RECIPIENTS: a request with this many recipients was full. */
+  maxRecipients: number | null;
+  /** Campaign requests that carried `maxRecipients` (null: the maximum is not known). */
+  fullRequests: number | null;
 }
 
 export interface LatencyResult {
@@ -104,6 +117,8 @@ export interface BenchReport {
   throughput: ThroughputResult[];
   latency: LatencyResult[];
   backlog?: BacklogResult;
+  /** The locales section: single- and mixed-locale sign-ups, each repetition both. */
+  locales?: LocaleResult[];
 }
 
 export const MB = 1024 * 1024;

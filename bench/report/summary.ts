@@ -1,6 +1,7 @@
 import { HOST_CPU_COLUMNS, type HostCpuShares } from '../measure/host-cpu';
 import { median } from '../measure/percentiles';
-import type { BenchReport, LatencyResult, ThroughputResult } from './result-types';
+import type { LocaleMix } from '../workloads/event-factory';
+import type { BenchReport, LatencyResult, LocaleResult, ThroughputResult } from './result-types';
 
 /** The median over repetitions of one phase (and variant) of one workload. */
 export interface PhaseSummary {
@@ -36,6 +37,28 @@ export interface LatencySummary {
   notes: string[];
 }
 
+/** The median over repetitions of one workload of the locales section. */
+export interface LocaleSummary {
+  mix: LocaleMix;
+  reps: number;
+  statuses: string[];
+  events: number;
+  campaignRequests: number;
+  recipientsPerRequest: number | null;
+  /** Null when the service's maximum was not known. */
+  fullRequests: number | null;
+  maxRecipients: number | null;
+  cpuMsPer1kEvents: number | null;
+  minCpuMsPer1kEvents: number | null;
+  maxCpuMsPer1kEvents: number | null;
+  /** The whole host's CPU per 1,000 sign-ups over the same window (the host CPU table's). */
+  machineCpuMsPer1k: number | null;
+  eventsPerSecond: number;
+  minEventsPerSecond: number;
+  maxEventsPerSecond: number;
+  notes: string[];
+}
+
 export function summarizeThroughput(results: ThroughputResult[]): PhaseSummary[] {
   const groups = new Map<string, ThroughputResult[]>();
   for (const r of results) {
@@ -66,6 +89,54 @@ export function summarizeThroughput(results: ThroughputResult[]): PhaseSummary[]
       ),
       notes: collapse(runs.map((r) => r.note)),
     };
+  });
+}
+
+/** Each locales workload's medians, in the order the workloads first ran. */
+export function summarizeLocales(results: LocaleResult[]): LocaleSummary[] {
+  const mixes = [...new Set(results.map((r) => r.mix))];
+  return mixes.map((mix) => {
+    const runs = results.filter((r) => r.mix === mix);
+    const measured = runs.filter((r) => r.status === 'complete' || r.status === 'capped');
+    const cpu = measured.flatMap((r) => (r.cpuMsPer1kEvents === null ? [] : [r.cpuMsPer1kEvents]));
+    const rates = measured.map((r) => r.eventsPerSecond);
+    return {
+      mix,
+      reps: runs.length,
+      statuses: [...new Set(runs.map((r) => r.status))],
+      events: median(measured.map((r) => r.events)),
+      campaignRequests: median(measured.map((r) => r.vendor.campaignRequests)),
+      recipientsPerRequest: nullableMedian(measured.map((r) => r.vendor.recipientsPerRequest)),
+      fullRequests: nullableMedian(measured.map((r) => r.fullRequests)),
+      maxRecipients: runs[0].maxRecipients,
+      cpuMsPer1kEvents: nullableMedian(cpu),
+      minCpuMsPer1kEvents: cpu.length > 0 ? Math.min(...cpu) : null,
+      maxCpuMsPer1kEvents: cpu.length > 0 ? Math.max(...cpu) : null,
+      machineCpuMsPer1k: nullableMedian(measured.map((r) => r.hostCpuMsPer1k?.machine ?? null)),
+      eventsPerSecond: median(rates),
+      minEventsPerSecond: Math.min(...rates),
+      maxEventsPerSecond: Math.max(...rates),
+      notes: collapse(runs.map((r) => r.note)),
+    };
+  });
+}
+
+/**
+ * Mixed-locale's CPU per 1,000 sign-ups over single-locale's, one ratio per repetition in which
+ * both were measured: each repetition ran the two back to back, so a ratio within one is the
+ * least touched by drift between repetitions.
+ */
+export function localeCpuRatios(results: LocaleResult[]): number[] {
+  const cpuOf = (mix: LocaleMix, rep: number) => {
+    const run = results.find((r) => r.mix === mix && r.rep === rep);
+    const measured = run && (run.status === 'complete' || run.status === 'capped');
+    return measured ? run.cpuMsPer1kEvents : null;
+  };
+  const reps = [...new Set(results.map((r) => r.rep))].sort((a, b) => a - b);
+  return reps.flatMap((rep) => {
+    const single = cpuOf('single-locale', rep);
+    const mixed = cpuOf('mixed-locale', rep);
+    return single !== null && single > 0 && mixed !== null ? [mixed / single] : [];
   });
 }
 
@@ -141,6 +212,18 @@ export function headline(report: BenchReport): string[] {
     lines.push(
       `mailbridge p99 at ${fmt(report.latency[0]?.inputRate ?? 0)} events/s: ${ms(latency.p99)}`,
     );
+  const locales = summarizeLocales(report.locales ?? []);
+  const single = locales.find((s) => s.mix === 'single-locale');
+  const mixed = locales.find((s) => s.mix === 'mixed-locale');
+  const cpuRatios = localeCpuRatios(report.locales ?? []);
+  if (single && mixed) {
+    const perRequest = (s: LocaleSummary) => s.recipientsPerRequest?.toFixed(1) ?? 'n/a';
+    lines.push(
+      `locales: ${perRequest(mixed)} recipients per request mixed-locale, ${perRequest(single)} ` +
+        `single-locale; CPU per 1,000 sign-ups mixed ÷ single ` +
+        `${cpuRatios.length > 0 ? ratio(median(cpuRatios)) : 'n/a'}`,
+    );
+  }
   if (report.backlog) {
     lines.push(
       `backlog (${fmt(report.backlog.waiting)} waiting, ${report.backlog.vendorProfile}): ` +

@@ -47,8 +47,10 @@ function count(stats: ReturnType<typeof emptyStats>, request: RecordedRequest): 
   stats.statuses[request.status] = (stats.statuses[request.status] ?? 0) + 1;
   const body = request.body as { recipients?: { to?: unknown[] }; members?: unknown[] } | undefined;
   if (request.path.endsWith('/email/campaign')) {
+    const recipients = body?.recipients?.to?.length ?? 0;
     stats.campaignRequests += 1;
-    stats.campaignRecipients += body?.recipients?.to?.length ?? 0;
+    stats.campaignRecipients += recipients;
+    stats.campaignSizes[recipients] = (stats.campaignSizes[recipients] ?? 0) + 1;
   } else {
     stats.contactRequests += 1;
     stats.contactMembers += body?.members?.length ?? 0;

@@ -2,6 +2,11 @@
 export interface VendorStats {
   campaignRequests: number;
   campaignRecipients: number;
+  /**
+   * Campaign requests by how many recipients each carried, e.g. { "1000": 98, "500": 4 }: how
+   * many were full, which a mean alone does not say. At most one entry per batch size.
+   */
+  campaignSizes: Record<string, number>;
   contactRequests: number;
   contactMembers: number;
   /** Answers by HTTP status, e.g. { "200": 1000 }. */
@@ -12,6 +17,7 @@ export function emptyStats(): VendorStats {
   return {
     campaignRequests: 0,
     campaignRecipients: 0,
+    campaignSizes: {},
     contactRequests: 0,
     contactMembers: 0,
     statuses: {},
