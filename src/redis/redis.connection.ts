@@ -1,5 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Cluster, Redis } from 'ioredis';
+import {
+  NO_REPLICAS,
+  ReplicaAcknowledgement,
+  type ReplicaSettings,
+} from './replica-acknowledgement';
 
 /** How the one connection is watched; shortened by tests. */
 export interface RedisConnectionOptions {
@@ -38,7 +43,11 @@ export interface SentinelTarget {
 export class RedisConnection {
   private readonly logger = new Logger('RedisConnection');
   readonly client: RedisClient;
+  /** Waits for replicas to hold the writes that must survive a failover (`REDIS_WAIT_REPLICAS`). */
+  readonly replicas: ReplicaAcknowledgement;
   private readonly secrets: string[];
+  /** How many times the connection closed: writes before a close may be on a lost primary. */
+  private closes = 0;
   private reachable = true;
   private lastError?: string;
   private pingSentAt?: number;
@@ -50,9 +59,23 @@ export class RedisConnection {
     readonly keyPrefix: string,
     private readonly now: () => number = Date.now,
     private readonly options: RedisConnectionOptions = DEFAULT_CONNECTION,
+    replicaSettings: ReplicaSettings = NO_REPLICAS,
   ) {
     this.secrets = secretsOfTarget(target);
     this.client = clientFor(target);
+    const client = this.client;
+    if (client instanceof Cluster && replicaSettings.replicas > 0) {
+      // A WAIT answers for the node it went to, and a sharded Redis has one primary per slot.
+      throw new Error(
+        'waiting for replicas (REDIS_WAIT_REPLICAS) needs one primary, not a Redis Cluster',
+      );
+    }
+    this.replicas = new ReplicaAcknowledgement(
+      (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
+      () => this.closes,
+      replicaSettings,
+    );
+    this.client.on('close', () => this.closes++);
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.client.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
@@ -73,13 +96,25 @@ export class RedisConnection {
     if (this.client.status === 'wait') await this.client.connect();
   }
 
-  /** Whether Redis answers: while it does not, claims wait and nothing is sent. */
+  /** Resolves once the replicas asked for hold this connection's writes so far (see `replicas`). */
+  replicated(): Promise<void> {
+    return this.replicas.replicated();
+  }
+
+  /**
+   * Whether Redis answers, with the replicas asked for: while it does not, claims or sends wait.
+   */
   get connected(): boolean {
     return this.connectionProblem === undefined;
   }
 
-  /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
+  /** Why Redis (or its replicas) holds sends back now, credentials removed; undefined if not. */
   get connectionProblem(): string | undefined {
+    return this.linkProblem ?? this.replicas.problem;
+  }
+
+  /** Why Redis itself does not answer now; replicas aside. */
+  private get linkProblem(): string | undefined {
     const status = this.client.status;
     if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
     return this.unansweredPing();
@@ -91,6 +126,7 @@ export class RedisConnection {
    */
   async close(): Promise<void> {
     clearInterval(this.pingTimer);
+    this.replicas.stop();
     if (this.client.status === 'end') return;
     const ended = new Promise<void>((resolve) => this.client.once('end', () => resolve()));
     await this.client.quit().catch(() => this.client.disconnect());
@@ -134,7 +170,7 @@ export class RedisConnection {
   }
 
   private regained(): void {
-    if (this.reachable || !this.connected) return;
+    if (this.reachable || this.linkProblem !== undefined) return;
     this.reachable = true;
     this.lastError = undefined;
     this.logger.log('Redis reachable again');
