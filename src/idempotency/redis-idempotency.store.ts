@@ -233,6 +233,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         ),
       this.slots,
     );
+    // Not written to the vendor until a replica has the marks too: after a failover the next
+    // owner must learn the send may have happened.
+    await this.connection.replicated();
     return new Set(claims.filter((_, i) => held[i] === 1).map((c) => c.key));
   }
 
@@ -262,6 +265,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       },
       this.slots,
     );
+    // Not answered (result published, offset committed) until a replica has the outcomes.
+    await this.connection.replicated();
     return calls.map(() => undefined);
   }
 

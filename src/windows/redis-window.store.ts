@@ -66,6 +66,11 @@ export class RedisWindowStore implements WindowStore {
     prefix: string,
     private readonly options: WindowStoreOptions,
     private readonly now: () => number = Date.now,
+    /**
+     * Resolves once Redis replicas hold the writes so far (`RedisConnection.replicated`): an order's
+     * member, a list's `sending` mark and its id must survive a failover as a claim does.
+     */
+    private readonly replicated: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.base = redis.isCluster ? `{${prefix}win}:` : `${prefix}win:`;
     // Each script is window-common.lua's head, then its own file (beside this one).
@@ -117,6 +122,7 @@ export class RedisWindowStore implements WindowStore {
       );
     }
     const replies = await this.redis.mailbridgeWindowAdd(String(keys.length), ...keys, ...args);
+    await this.replicated();
     return replies.map(([status, list]) => ({ status, list }));
   }
 
@@ -163,6 +169,7 @@ export class RedisWindowStore implements WindowStore {
       ...this.head(),
       owner,
     );
+    await this.replicated();
     return reply === 1;
   }
 
@@ -175,6 +182,7 @@ export class RedisWindowStore implements WindowStore {
       listId,
       ambiguous ? '1' : '0',
     );
+    await this.replicated();
     return reply === 1;
   }
 

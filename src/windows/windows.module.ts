@@ -39,7 +39,9 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
         };
         const now = () => clock.now();
         return shared
-          ? new RedisWindowStore(shared.client, shared.keyPrefix, options, now)
+          ? new RedisWindowStore(shared.client, shared.keyPrefix, options, now, () =>
+              shared.replicated(),
+            )
           : new MemoryWindowStore(options, now);
       },
     },
