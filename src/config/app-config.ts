@@ -179,6 +179,12 @@ function idempotencyFrom(env: EnvironmentVariables) {
     }),
     redisSentinelName: env.REDIS_SENTINEL_NAME,
     redisSentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+    /** What a `sending` mark or an outcome needs before it counts (see `ReplicaAcknowledgement`). */
+    redisReplicas: {
+      replicas: env.REDIS_WAIT_REPLICAS ?? (env.REDIS_SENTINELS ? 1 : 0),
+      timeoutMs: env.REDIS_WAIT_TIMEOUT_MS,
+      onShortfall: env.REDIS_REPLICA_SHORTFALL,
+    },
     /** Namespace of the keys in Redis, for deployments (or benchmark runs) sharing one. */
     keyPrefix: env.IDEMPOTENCY_KEY_PREFIX,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,

@@ -372,6 +372,28 @@ describe(loadConfig.name, () => {
     expect(json).not.toContain('w%2Frd');
   });
 
+  it('waits for one replica under Sentinel and none without, unless told; a shortfall waits', () => {
+    const sentinels = { ...production, REDIS_SENTINELS: 'sentinel-a:26379' };
+    expect(loadConfig(production).idempotency.redisReplicas).toEqual({
+      replicas: 0,
+      timeoutMs: 500,
+      onShortfall: 'wait',
+    });
+    expect(loadConfig(sentinels).idempotency.redisReplicas.replicas).toBe(1);
+    expect(
+      loadConfig({ ...sentinels, REDIS_WAIT_REPLICAS: '2', REDIS_REPLICA_SHORTFALL: 'proceed' })
+        .idempotency.redisReplicas,
+    ).toMatchObject({ replicas: 2, onShortfall: 'proceed' });
+    expect(
+      loadConfig({ ...sentinels, REDIS_WAIT_REPLICAS: '0' }).idempotency.redisReplicas,
+    ).toMatchObject({
+      replicas: 0,
+    });
+    expect(problemsOf({ ...production, REDIS_WAIT_TIMEOUT_MS: '5000' })).toEqual([
+      expect.stringContaining('REDIS_WAIT_TIMEOUT_MS'),
+    ]);
+  });
+
   it('names a malformed Sentinel list or primary name', () => {
     expect(problemsOf({ ...production, REDIS_SENTINELS: 'sentinel-a' })).toEqual([
       'REDIS_SENTINELS must be host:port[,host:port…]',

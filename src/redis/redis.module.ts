@@ -1,6 +1,6 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { RedisConnection } from './redis.connection';
+import { DEFAULT_CONNECTION, RedisConnection } from './redis.connection';
 
 /**
  * The one Redis connection (`RedisConnection`); `undefined` when the service runs on the
@@ -29,7 +29,13 @@ export const REDIS_CONNECTION = Symbol('REDIS_CONNECTION');
               sentinelPassword: idempotency.redisSentinelPassword,
             }
           : url;
-        const connection = new RedisConnection(target, idempotency.keyPrefix);
+        const connection = new RedisConnection(
+          target,
+          idempotency.keyPrefix,
+          Date.now,
+          DEFAULT_CONNECTION,
+          idempotency.redisReplicas,
+        );
         // Not awaited: a Redis that is down at start must not keep the health endpoints from
         // answering. Commands wait for the connection; readiness reports it.
         connection.connect().catch(() => undefined);

@@ -1,10 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { Default, ReadableFromFile } from '../default.decorator';
 import { BatchingEnvironment } from './batching.env';
 
 export const IDEMPOTENCY_STORES = ['memory', 'redis'] as const;
 export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
+
+export const REPLICA_SHORTFALL_POLICIES = ['wait', 'proceed'] as const;
+export type ReplicaShortfallPolicy = (typeof REPLICA_SHORTFALL_POLICIES)[number];
 
 export const AMBIGUOUS_SEND_POLICIES = ['resend', 'fail'] as const;
 export type AmbiguousSendPolicy = (typeof AMBIGUOUS_SEND_POLICIES)[number];
@@ -57,6 +60,33 @@ export class IdempotencyEnvironment extends BatchingEnvironment {
   @IsOptional()
   @IsString()
   REDIS_SENTINEL_PASSWORD?: string;
+
+  /**
+   * Replicas that must hold a claim's `sending` mark before its request is written, and an outcome
+   * before its result is published (Redis' WAIT), so that a failover cannot lose them. Unset: 1
+   * with `REDIS_SENTINELS` (a primary has at least one replica there), 0 without.
+   */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  REDIS_WAIT_REPLICAS?: number;
+
+  /** How long one WAIT for the replicas may take; below the 3 s after which a PING counts as a hang. */
+  @Default('500')
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(2000)
+  REDIS_WAIT_TIMEOUT_MS!: number;
+
+  /**
+   * When fewer replicas acknowledge in time: `wait` (sends wait, readiness says why) or `proceed`
+   * (send anyway, logged: a failover then may lose the write and send that email twice).
+   */
+  @Default('wait')
+  @IsIn(REPLICA_SHORTFALL_POLICIES)
+  REDIS_REPLICA_SHORTFALL!: ReplicaShortfallPolicy;
 
   /** Prefix of every key the service writes to Redis. */
   @Default('mailbridge:idem:')
