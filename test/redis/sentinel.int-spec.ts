@@ -133,3 +133,102 @@ describe('the service on Redis through Sentinel (REDIS_SENTINELS, passwords from
     expect(emails.sort()).toEqual(events.map((e) => e.data.email).sort());
   });
 });
+
+/**
+ * The one double a failover could cause: a `sending` mark or an outcome the primary acknowledged
+ * and no replica had yet. Both replicas are paused (SIGSTOP) so that nothing written from then on
+ * reaches them; a sign-up comes in; the primary is killed and the replicas resumed, one promoted
+ * without whatever they missed; the producer then publishes the same sign-up again.
+ */
+describe.each([
+  { shortfall: 'wait', emails: 1 },
+  { shortfall: 'proceed', emails: 2 },
+] as const)(
+  'a failover while no replica has the last writes (REDIS_REPLICA_SHORTFALL=$shortfall)',
+  ({ shortfall, emails }) => {
+    const options = { password: `p-${randomUUID()}`, sentinelPassword: `s-${randomUUID()}` };
+    const fixture = new PipelineFixture();
+    const run = uniqueName(`failover-${shortfall}`);
+    const warmUp = Array.from({ length: 5 }, (_, i) => signUp(i, run));
+    const event = signUp(100, run);
+    let group: RedisSentinelGroup;
+
+    beforeAll(async () => {
+      group = await RedisSentinelGroup.start(options);
+      await fixture.start();
+    });
+
+    afterAll(async () => {
+      await fixture.stop();
+      group?.stop();
+    });
+
+    const sentTo = (email: string) =>
+      fixture.sandbox.requests
+        .filter((r) => r.status === 200)
+        .flatMap((r) => (r.body as CampaignRequest).recipients.to.map((t) => t.email))
+        .filter((e) => e === email).length;
+
+    it(`sends the email ${emails === 1 ? 'once' : 'twice, the risk that setting accepts'}`, async () => {
+      const app = await fixture.startService({
+        REDIS_URL: `redis://:${options.password}@sentinel-managed`,
+        REDIS_SENTINELS: group.sentinelAddresses.map((s) => `${s.host}:${s.port}`).join(','),
+        REDIS_SENTINEL_NAME: RedisSentinelGroup.NAME,
+        REDIS_SENTINEL_PASSWORD: options.sentinelPassword,
+        REDIS_WAIT_TIMEOUT_MS: '200',
+        REDIS_REPLICA_SHORTFALL: shortfall,
+      });
+      const ready = async () => {
+        const res = await fetch(`${await app.getUrl()}/health/ready`);
+        return { status: res.status, body: await res.text() };
+      };
+      const sent = fixture.topics.TOPIC_CAMPAIGN_SENT;
+      const answered = (id: string) => fixture.collector.answered(sent).has(id);
+      await fixture.publish('TOPIC_USER_SIGNED_UP', warmUp, (e) => e.data.userId);
+      await waitFor(() => (warmUp.every((e) => answered(e.id)) ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'the warm-up sign-ups answered',
+      });
+
+      const primary = await group.primaryPort();
+      const replicas = group.nodes.map((n) => n.port).filter((p) => p !== primary);
+      for (const port of replicas) group.pause(port);
+      await fixture.publish('TOPIC_USER_SIGNED_UP', [event], (e) => e.data.userId);
+      // With `wait`, marked on the primary alone: not sent, and readiness says why. With
+      // `proceed`, sent anyway.
+      await waitFor(
+        async () =>
+          shortfall === 'wait'
+            ? (await ready()).body.includes('Redis replicas acknowledged') || undefined
+            : answered(event.id) || undefined,
+        { timeoutMs: 30_000, what: `the sign-up held back or sent (${shortfall})` },
+      );
+      const whileShort = { ready: (await ready()).status, sent: sentTo(event.data.email) };
+      expect(whileShort).toEqual(
+        shortfall === 'wait' ? { ready: 503, sent: 0 } : { ready: 200, sent: 1 },
+      );
+
+      await group.kill(primary);
+      for (const port of replicas) group.resume(port);
+      await waitFor(
+        async () =>
+          (await group.primaryPort().catch(() => primary)) !== primary ? true : undefined,
+        { timeoutMs: 60_000, what: 'a replica promoted' },
+      );
+      await waitFor(() => (answered(event.id) ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'the sign-up answered after the failover',
+      });
+      // The producer publishes it again; the new primary is all the service can ask.
+      const before = fixture.collector.count(sent);
+      await fixture.publish('TOPIC_USER_SIGNED_UP', [event], (e) => e.data.userId);
+      await waitFor(() => (fixture.collector.count(sent) > before ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'the repeated sign-up answered',
+      });
+
+      expect(sentTo(event.data.email)).toBe(emails);
+      for (const e of warmUp) expect(sentTo(e.data.email)).toBe(1);
+    });
+  },
+);

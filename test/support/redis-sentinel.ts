@@ -103,6 +103,15 @@ export class RedisSentinelGroup {
     await exited;
   }
 
+  /** SIGSTOP of the node on `port`: it neither answers nor replicates until `resume`. */
+  pause(port: number): void {
+    this.nodes.find((n) => n.port === port)?.process?.kill('SIGSTOP');
+  }
+
+  resume(port: number): void {
+    this.nodes.find((n) => n.port === port)?.process?.kill('SIGCONT');
+  }
+
   stop(): void {
     for (const { process } of [...this.sentinels, ...this.nodes]) {
       if (process && process.exitCode === null && process.signalCode === null) {
