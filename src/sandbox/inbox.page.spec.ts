@@ -1,4 +1,5 @@
-import { InboxPage, esc, merge, mergeMessage } from './inbox.page';
+import { InboxPage } from './inbox.page';
+import { esc, merge, mergeMessage } from './vendor-merge';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
 
 describe(InboxPage.name, () => {

@@ -4,8 +4,8 @@ import type {
   ContactListRequest,
 } from '../email-api/vendor.types';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
+import { esc, mergeMessage } from './vendor-merge';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 /** Recipients shown per campaign; a benchmark campaign can carry thousands. */
 const MAX_SHOWN = 200;
 const STYLE = `
@@ -18,13 +18,6 @@ th{background:#eef0f4;font-weight:600}.empty{color:#6b7280;font-style:italic}
 dt{color:#6b7280}dd{margin:0;white-space:pre-wrap}
 iframe{width:100%;height:180px;border:1px solid #e3e6eb;background:#fff}pre{white-space:pre-wrap;background:#f6f8fa;padding:8px}
 .meta{display:grid;grid-template-columns:160px 1fr;gap:2px 8px;background:#fff;padding:12px;border-radius:6px}`;
-
-/** A campaign as one recipient receives it. */
-export interface MergedMessage {
-  subject: string;
-  preview: string;
-  body: string;
-}
 
 /**
  * The stand-in's inbox, what Mailpit is for SMTP: received campaigns and contact lists, and for
@@ -135,43 +128,6 @@ function message(c: CampaignRequest, r: CampaignRecipient, i: number, escapesHtm
     <details><summary>Source</summary><pre>${esc(body)}</pre></details>
     <details><summary>Attributes</summary><pre>${esc(attributes.join('\n'))}</pre></details>
   </article>`;
-}
-
-/**
- * One recipient's email, merged as the vendor is assumed to merge (`VENDOR_MERGE_ESCAPES_HTML`):
- * values go into the HTML body HTML-escaped when `escapesHtml`, as they are otherwise; into the
- * subject and preview, which are plain text, always as they are.
- */
-export function mergeMessage(
-  c: Partial<Pick<CampaignRequest, 'subject' | 'preview' | 'body'>>,
-  attributes: Record<string, string>,
-  escapesHtml: boolean,
-): MergedMessage {
-  return {
-    subject: merge(c.subject ?? '', attributes),
-    preview: merge(c.preview ?? '', attributes),
-    body: merge(c.body ?? '', attributes, escapesHtml ? esc : undefined),
-  };
-}
-
-/** Fills `{{KEY}}` from the attributes; unknown keys stay visible as they are. */
-export function merge(
-  template: string,
-  attributes: Record<string, string>,
-  encode: (value: string) => string = (v) => v,
-): string {
-  return template.replace(PLACEHOLDER, (whole, key: string) =>
-    Object.hasOwn(attributes, key) ? encode(attributes[key]) : whole,
-  );
-}
-
-export function esc(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 function page(title: string, content: string): string {
