@@ -61,7 +61,9 @@ const MAY_IMPORT = {
   sandbox: ['config', 'email-api'],
   // redrive reads the service's own settings (config) and connects as the service does, TLS,
   // SASL and OAuth included (kafka's client factory): one definition of both, not a copy.
-  tools: ['contracts', 'asyncapi', 'config', 'kafka'],
+  // preview renders the service's templates, reads an event with its parser (inbound) and
+  // merges as the sandbox does: what an author sees is what is sent and what the inbox shows.
+  tools: ['contracts', 'asyncapi', 'config', 'kafka', 'templates', 'inbound', 'sandbox'],
 };
 
 const folders = Object.keys(MAY_IMPORT);

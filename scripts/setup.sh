@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time machine set-up after `npm install`: the system packages the project needs (Java 17+
-# and Maven for the local Kafka broker, Chromium for the inbox page test, unzip for kubectl),
+# and Maven for the local Kafka broker, Chromium and fonts for the inbox page tests, unzip for kubectl),
 # then the Kafka jars (cached in ~/.m2), kubectl for rendering deploy/ and promtool for the alert
 # rules (both in .cache/tools) and a build.
 # Safe to run again: each step is skipped when already done.
@@ -25,7 +25,7 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-echo "setup: Chromium (for the sandbox inbox page test)"
+echo "setup: Chromium and the CJK and Arabic fonts (for the sandbox inbox page tests)"
 bash scripts/setup-chromium.sh
 echo "setup: Kafka jars"
 bash scripts/kafka/kafka.sh fetch

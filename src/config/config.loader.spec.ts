@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config.error';
-import { loadConfig, loadKafkaToolConfig } from './config.loader';
+import { loadConfig, loadKafkaToolConfig, loadTemplateToolConfig } from './config.loader';
 
 const production = {
   KAFKA_BROKERS: 'kafka-1:9092,kafka-2:9092',
@@ -434,5 +434,32 @@ describe(loadKafkaToolConfig.name, () => {
     expect(problems.join('\n')).toMatch(/KAFKA_SASL_USERNAME is required/);
     expect(problems.join('\n')).toMatch(/TOPIC_ORDER_PLACED/);
     expect(problems.join('\n')).not.toMatch(/VENDOR|SENDER/);
+  });
+});
+
+describe(loadTemplateToolConfig.name, () => {
+  it('reads the settings of the copy and nothing of the broker, Redis or vendor', () => {
+    const config = loadTemplateToolConfig({
+      MAILBRIDGE_MODE: 'production',
+      SENDER_FROM_NAME: 'Bread & Butter',
+      VENDOR_MERGE_ESCAPES_HTML: 'false',
+      TEMPLATE_TIME_ZONE: 'Asia/Tokyo',
+      KAFKA_BROKERS: 'not a broker list',
+      REDIS_URL: 'nonsense',
+      VENDOR_API_KEY_FILE: '/nonexistent/vendor-key',
+    });
+    expect(config.sender.from).toEqual({ name: 'Bread & Butter', email: 'hello@mailbridge.local' });
+    expect(config.vendor.mergeEscapesHtml).toBe(false);
+    expect(config.templates.timeZone).toBe('Asia/Tokyo');
+    expect(config.kafka.brokers).toEqual(['127.0.0.1:9092']);
+  });
+
+  it('validates the settings of the copy as the service does', () => {
+    expect(() => loadTemplateToolConfig({ VENDOR_MERGE_ESCAPES_HTML: 'sometimes' })).toThrow(
+      /VENDOR_MERGE_ESCAPES_HTML/,
+    );
+    expect(() => loadTemplateToolConfig({ TEMPLATE_TIME_ZONE: 'Mars/Olympus' })).toThrow(
+      /TEMPLATE_TIME_ZONE must be an IANA time zone/,
+    );
   });
 });

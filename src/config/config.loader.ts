@@ -35,6 +35,23 @@ export function loadKafkaToolConfig(env: Env = process.env): KafkaToolConfig {
   return { kafka, topics };
 }
 
+/** The settings that change what a template's copy says or how it is merged. */
+const COPY_SETTING =
+  /^(SENDER_[A-Z_]+|TEMPLATE_[A-Z_]+|DISABLE_TRACKING_LINKS|VENDOR_MERGE_ESCAPES_HTML)$/;
+
+/**
+ * The configuration `npm run preview` renders templates with: the settings that change the copy
+ * (`SENDER_*`, `DISABLE_TRACKING_LINKS`, `VENDOR_MERGE_ESCAPES_HTML`, `TEMPLATE_*`), validated as
+ * `loadConfig` validates them; every other setting at its local default, whatever `env` says, so
+ * that a preview reads no broker, Redis or vendor settings and needs no keys.
+ */
+export function loadTemplateToolConfig(env: Env = process.env): AppConfig {
+  const copy = Object.entries(env).filter(([name]) => COPY_SETTING.test(name));
+  return load({ ...Object.fromEntries(copy), MAILBRIDGE_MODE: 'local' }, (name) =>
+    COPY_SETTING.test(name),
+  );
+}
+
 function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   const problems: string[] = [];
   const unreadable = new Set<string>();

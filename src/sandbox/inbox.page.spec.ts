@@ -1,4 +1,5 @@
-import { InboxPage, esc, merge, mergeMessage } from './inbox.page';
+import { InboxPage, languageOf } from './inbox.page';
+import { esc, merge, mergeMessage } from './vendor-merge';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
 
 describe(InboxPage.name, () => {
@@ -88,5 +89,44 @@ describe(InboxPage.name, () => {
     expect(html).toContain('Campaigns (1)');
     expect(html).toContain('Contact lists (1)');
     expect(html).toContain('L&lt;1&gt;');
+  });
+
+  it("shows each campaign's locale, from its body's <html lang dir>, and writes its text in it", () => {
+    const arabic = entry(
+      {
+        subject: 'مرحبًا {{N}}',
+        body: '<!doctype html>\n<html lang="ar" dir="rtl"><body><p>{{N}}</p></body></html>',
+        recipients: { to: [{ email: 'a@b.c', attributes: { N: 'Ada' } }] },
+      },
+      { requestId: 'r-1' },
+    );
+    const bare = {
+      ...entry({ subject: 'S', body: '<p>x</p>', recipients: { to: [] } }, {}),
+      seq: 2,
+    };
+    const list = new InboxPage().list([arabic, bare], 2);
+    expect(list).toContain('<th>Locale</th>');
+    expect(list).toContain(
+      '<a href="/inbox/1" lang="ar" dir="rtl">مرحبًا {{N}}</a></td><td>ar · rtl</td>',
+    );
+    expect(list).toContain('<a href="/inbox/2">S</a></td><td>—</td>');
+
+    const detail = new InboxPage().detail(arabic);
+    expect(detail).toContain('<dt>Locale</dt><dd>ar, right to left</dd>');
+    expect(detail).toContain('<dt>Subject</dt><dd lang="ar" dir="rtl">مرحبًا Ada</dd>');
+    expect(new InboxPage().detail(bare)).toContain(
+      '<dt>Locale</dt><dd>(none: the body&#39;s &lt;html&gt; has no lang)</dd>',
+    );
+  });
+
+  it.each([
+    ['<html lang="ja">', { lang: 'ja' }],
+    ["<HTML DIR='RTL' LANG='fa-IR' class=x>", { lang: 'fa-IR', dir: 'rtl' }],
+    ['<html lang=de-AT>', { lang: 'de-AT' }],
+    ['<html data-lang="ja" xlang="ja">', {}],
+    ['<html lang="ja&quot;><script>" dir="sideways">', {}],
+    ['<p lang="ja">no html element</p>', {}],
+  ])('reads the language of %s', (body, expected) => {
+    expect(languageOf(`<!doctype html>${body}<body></body></html>`)).toEqual(expected);
   });
 });

@@ -4,8 +4,8 @@ import type {
   ContactListRequest,
 } from '../email-api/vendor.types';
 import { RELAY_PATH, type RecordedRequest } from './sandbox-options';
+import { esc, mergeMessage } from './vendor-merge';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 /** Recipients shown per campaign; a benchmark campaign can carry thousands. */
 const MAX_SHOWN = 200;
 const STYLE = `
@@ -19,17 +19,10 @@ dt{color:#6b7280}dd{margin:0;white-space:pre-wrap}
 iframe{width:100%;height:180px;border:1px solid #e3e6eb;background:#fff}pre{white-space:pre-wrap;background:#f6f8fa;padding:8px}
 .meta{display:grid;grid-template-columns:160px 1fr;gap:2px 8px;background:#fff;padding:12px;border-radius:6px}`;
 
-/** A campaign as one recipient receives it. */
-export interface MergedMessage {
-  subject: string;
-  preview: string;
-  body: string;
-}
-
 /**
  * The stand-in's inbox, what Mailpit is for SMTP: received campaigns and contact lists, and for
- * each campaign every recipient's email with their attributes merged into `{{KEY}}`
- * placeholders, as `mergeMessage` does. Everything shown is escaped; the email body is shown in
+ * each campaign its locale (`languageOf`) and every recipient's email with their attributes
+ * merged into `{{KEY}}` placeholders, as `mergeMessage` does. Everything shown is escaped; the email body is shown in
  * a sandboxed iframe (no scripts, no same origin, and the page's CSP), so a value merged
  * unescaped cannot run anything there, and as escaped source.
  */
@@ -43,10 +36,12 @@ export class InboxPage {
     const lists = accepted.filter((e) => e.path !== RELAY_PATH);
     const campaignRows = campaigns.map((e) => {
       const body = e.body as CampaignRequest;
+      const language = languageOf(body.body);
       return row([
         link(e.seq),
         e.at,
-        `<a href="/inbox/${e.seq}">${esc(body.subject ?? '(no subject)')}</a>`,
+        `<a href="/inbox/${e.seq}"${textAttributes(language)}>${esc(body.subject ?? '(no subject)')}</a>`,
+        esc(localeText(language)),
         esc(body.campaignId ?? ''),
         String(body.recipients.to.length),
         esc(requestIdOf(e)),
@@ -67,7 +62,7 @@ export class InboxPage {
       `<p>${received} requests received, ${accepted.length} accepted and kept.
         <a href="/_sandbox/requests">JSON record</a> · <a href="/_sandbox/stats">stats</a></p>
       <h2>Campaigns (${campaigns.length})</h2>
-      ${table(['#', 'Received', 'Subject', 'Campaign', 'Recipients', 'Request id'], campaignRows)}
+      ${table(['#', 'Received', 'Subject', 'Locale', 'Campaign', 'Recipients', 'Request id'], campaignRows)}
       <h2>Contact lists (${lists.length})</h2>
       ${table(['#', 'Received', 'Name', 'Members', 'Id'], listRows)}`,
     );
@@ -81,17 +76,21 @@ export class InboxPage {
     const c = entry.body as CampaignRequest;
     const to = c.recipients.to;
     const headers = Object.entries(c.headers ?? {}).map(([k, v]) => `${k}: ${v ?? ''}`);
-    const meta = [
+    const language = languageOf(c.body);
+    const meta: Definition[] = [
       ['Request id', requestIdOf(entry)],
       ['Campaign id', c.campaignId ?? ''],
+      ['Locale', localeText(language, 'long')],
       ['From', address(c.sender?.from)],
       ['Reply-To', address(c.sender?.replyTo)],
-      ['Subject template', c.subject ?? ''],
+      ['Subject template', c.subject ?? '', language],
       ['Tracking links', c.disableTrackingLinks ? 'disabled' : 'tracked'],
       ['Merge', this.escapesHtml ? 'values HTML-escaped into the body' : 'values as they are'],
       ['Headers', headers.join('\n') || '(vendor defaults)'],
     ];
-    const messages = to.slice(0, MAX_SHOWN).map((r, i) => message(c, r, i, this.escapesHtml));
+    const messages = to
+      .slice(0, MAX_SHOWN)
+      .map((r, i) => message(c, r, i, this.escapesHtml, language));
     const more =
       to.length > MAX_SHOWN ? `<p class="empty">and ${to.length - MAX_SHOWN} more</p>` : '';
     return page(
@@ -121,57 +120,26 @@ export class InboxPage {
   }
 }
 
-function message(c: CampaignRequest, r: CampaignRecipient, i: number, escapesHtml: boolean) {
+function message(
+  c: CampaignRequest,
+  r: CampaignRecipient,
+  i: number,
+  escapesHtml: boolean,
+  language: BodyLanguage,
+) {
   const attrs = r.attributes ?? {};
   const { subject, preview, body } = mergeMessage(c, attrs, escapesHtml);
   const attributes = Object.entries(attrs).map(([k, v]) => `${k} = ${v}`);
   return `<article class="message" data-recipient="${i}">
     ${definitions([
       ['To', address(r)],
-      ['Subject', subject],
-      ['Preview', preview],
+      ['Subject', subject, language],
+      ['Preview', preview, language],
     ])}
     <iframe sandbox="" referrerpolicy="no-referrer" title="Body for recipient ${i}" srcdoc="${esc(body)}"></iframe>
     <details><summary>Source</summary><pre>${esc(body)}</pre></details>
     <details><summary>Attributes</summary><pre>${esc(attributes.join('\n'))}</pre></details>
   </article>`;
-}
-
-/**
- * One recipient's email, merged as the vendor is assumed to merge (`VENDOR_MERGE_ESCAPES_HTML`):
- * values go into the HTML body HTML-escaped when `escapesHtml`, as they are otherwise; into the
- * subject and preview, which are plain text, always as they are.
- */
-export function mergeMessage(
-  c: Partial<Pick<CampaignRequest, 'subject' | 'preview' | 'body'>>,
-  attributes: Record<string, string>,
-  escapesHtml: boolean,
-): MergedMessage {
-  return {
-    subject: merge(c.subject ?? '', attributes),
-    preview: merge(c.preview ?? '', attributes),
-    body: merge(c.body ?? '', attributes, escapesHtml ? esc : undefined),
-  };
-}
-
-/** Fills `{{KEY}}` from the attributes; unknown keys stay visible as they are. */
-export function merge(
-  template: string,
-  attributes: Record<string, string>,
-  encode: (value: string) => string = (v) => v,
-): string {
-  return template.replace(PLACEHOLDER, (whole, key: string) =>
-    Object.hasOwn(attributes, key) ? encode(attributes[key]) : whole,
-  );
-}
-
-export function esc(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 function page(title: string, content: string): string {
@@ -192,9 +160,62 @@ function row(cells: string[]): string {
   return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
 }
 
-function definitions(pairs: string[][]): string {
-  const items = pairs.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('');
+/** A value given a language is the campaign's own text (its subject, its preview). */
+type Definition = [label: string, value: string, language?: BodyLanguage];
+
+function definitions(pairs: Definition[]): string {
+  const items = pairs
+    .map(([k, v, language]) => {
+      const text = language ? textAttributes(language) : '';
+      return `<dt>${esc(k)}</dt><dd${text}>${esc(v)}</dd>`;
+    })
+    .join('');
   return `<dl class="meta">${items}</dl>`;
+}
+
+/** The language a campaign is written in, as its body's `<html lang dir>` says. */
+export interface BodyLanguage {
+  /** A BCP 47 tag, as written. */
+  lang?: string;
+  dir?: 'ltr' | 'rtl' | 'auto';
+}
+
+const HTML_START_TAG = /<html\b([^>]*)>/i;
+const ATTRIBUTE = /(?:^|\s)(lang|dir)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
+const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+
+/**
+ * The campaign's locale: the vendor's request has no field for it, so the service's templates
+ * write it where every mail client reads it, on the body's `<html>` element. A value that is
+ * not a language tag (or a direction) is left out, since it is copied into the page's markup.
+ */
+export function languageOf(body: string | undefined): BodyLanguage {
+  const start = HTML_START_TAG.exec(body ?? '');
+  const language: BodyLanguage = {};
+  for (const m of (start?.[1] ?? '').matchAll(ATTRIBUTE)) {
+    const value = (m[2] ?? m[3] ?? m[4]).trim();
+    if (m[1].toLowerCase() === 'lang' && LANGUAGE_TAG.test(value)) language.lang = value;
+    const dir = value.toLowerCase();
+    if (m[1].toLowerCase() === 'dir' && (dir === 'ltr' || dir === 'rtl' || dir === 'auto')) {
+      language.dir = dir;
+    }
+  }
+  return language;
+}
+
+/** `ar, right to left`, or `ar · rtl` in the list; a dash when the body names none. */
+function localeText({ lang, dir }: BodyLanguage, form: 'short' | 'long' = 'short'): string {
+  if (!lang) return form === 'long' ? "(none: the body's <html> has no lang)" : '—';
+  if (dir !== 'rtl') return lang;
+  return form === 'long' ? `${lang}, right to left` : `${lang} · rtl`;
+}
+
+/**
+ * ` lang=".." dir=".."` for an element showing the campaign's text, so that the browser picks
+ * the language's fonts (Japanese, not Chinese, forms of the same Han characters) and direction.
+ */
+function textAttributes({ lang, dir }: BodyLanguage): string {
+  return (lang ? ` lang="${esc(lang)}"` : '') + (dir ? ` dir="${dir}"` : '');
 }
 
 function link(seq: number): string {

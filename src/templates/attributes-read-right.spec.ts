@@ -7,7 +7,7 @@ import { INBOUND_CONTRACTS, INBOUND_READERS } from '../contracts/inbound-contrac
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
 import { USER_SIGNED_UP_V1 } from '../contracts/user-signed-up.v1';
-import { mergeMessage } from '../sandbox/inbox.page';
+import { mergeMessage } from '../sandbox/vendor-merge';
 import type { Planner } from './planner';
 import { loadTemplateCopies } from './template.renderer';
 import { PlannerRegistry } from './planner.registry';

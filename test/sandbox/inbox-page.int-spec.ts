@@ -107,6 +107,8 @@ describe('the sandbox inbox page in headless Chromium', () => {
       '1',
       expect.any(String) as string,
       'Welcome, {{FIRST_NAME}}',
+      // The body sets no <html lang>: no locale to show.
+      '—',
       'welcome-v1',
       '2',
       sandbox.requests[0].response &&
