@@ -41,6 +41,11 @@ export interface KafkaBatchServerOptions {
   gate?: { onChange(listener: (state: { open: boolean }) => void): void };
   /** Given the lag and the in-flight window to read at each scrape; observes batch sizes. */
   metrics?: MetricsService;
+  /**
+   * The dependencies a record needs to reach its outcome and a commit needs (Redis, the broker),
+   * each unreachable one named with its cause: a stop does not wait for records while one is.
+   */
+  dependencies?: { problems(): string[] };
 }
 
 /**
@@ -50,6 +55,8 @@ export interface KafkaBatchServerOptions {
 const FINAL_COMMIT_TIMEOUT_MS = 1_500;
 const LEAVE_TIMEOUT_MS = 1_500;
 const DISCONNECT_TIMEOUT_MS = 1_000;
+/** How often a stop waiting for in-flight records asks whether a dependency went away. */
+const DEPENDENCY_CHECK_MS = 200;
 /** How long a rewound partition waits before it is fetched again, so a failure cannot spin. */
 const REWIND_DELAY_MS = 1_000;
 
@@ -79,9 +86,11 @@ const REWIND_DELAY_MS = 1_000;
  * log per batch; what a crash repeats in exchange is at most one interval of results.
  *
  * A stop never calls `consumer.stop()` while work is left: kafkajs' commits are no-ops from that
- * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`), commits
+ * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`, and not
+ * at all while Redis or the broker is unreachable: no record can reach its outcome then), commits
  * them while the consumer still runs and owns its partitions, and only then stops, leaves and
- * disconnects, each step with its own time limit.
+ * disconnects, each step with its own time limit. What it left uncommitted (records without an
+ * outcome, offsets the broker did not take) it says in one line, with the reason.
  */
 export class KafkaBatchServer extends Server implements CustomTransportStrategy {
   override readonly propagatesEventHandlerErrors = true;
@@ -99,6 +108,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   private requestStop: () => void = () => undefined;
   /** Set once the stop has handed over to kafkajs: a batch after that belongs to no one. */
   private stopped = false;
+  /** Records that ended without an outcome once the service began to stop. */
+  private givenBack = 0;
 
   constructor(
     private readonly kafka: Kafka,
@@ -134,13 +145,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     clearInterval(this.commitTimer);
     for (const timer of this.rewindTimers) clearTimeout(timer);
     this.pauses?.stop();
-    const drained = await settleWithin(this.records.drained(), this.options.shutdownTimeoutMs);
-    if (drained.kind === 'timeout') {
-      this.logger.warn(
-        'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
-      );
-    }
-    await this.commitAtStop();
+    const drained = await settleWithin(
+      this.drainedOrDependencyAway(),
+      this.options.shutdownTimeoutMs,
+    );
+    const commit = await this.commitAtStop();
+    this.sayWhatWasLeft(drained.kind === 'timeout', commit);
     this.stopped = true;
     const left = await settleWithin(consumer.stop(), LEAVE_TIMEOUT_MS);
     if (left.kind !== 'done')
@@ -301,7 +311,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
    */
   private rewind(record: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
     const { topic, partition, offset } = record;
-    if (progress.retired || this.stopping) return;
+    // Given back by the stop (its first steps end the work they can: see ConsumerStatus.stopping).
+    if (this.stopping || this.consumerStatus.stopping) {
+      this.givenBack += 1;
+      return;
+    }
+    if (progress.retired) return;
     progress.retire();
     this.progress.delete(`${topic}|${partition}`);
     this.logger.warn(
@@ -332,15 +347,59 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     return fresh;
   }
 
-  /** The last commit, while the consumer still runs and owns its partitions. */
-  private async commitAtStop(): Promise<void> {
+  /**
+   * Resolves when no record runs, or as soon as a dependency is unreachable: the records left then
+   * wait for it (a claim or an outcome for Redis, a result for the broker) and would hold the
+   * stop to its bound. They stay uncommitted; the partition's next owner reads them again.
+   */
+  private async drainedOrDependencyAway(): Promise<void> {
+    const dependencies = this.options.dependencies;
+    if (!dependencies) return this.records.drained();
+    let timer: NodeJS.Timeout | undefined;
+    const away = new Promise<void>((resolve) => {
+      const check = () => {
+        if (dependencies.problems().length > 0) resolve();
+        else timer = setTimeout(check, DEPENDENCY_CHECK_MS);
+      };
+      check();
+    });
+    try {
+      await Promise.race([this.records.drained(), away]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The last commit, while the consumer still runs and owns its partitions. Says how many
+   * partitions' finished offsets the broker did not take, and why (none: all taken).
+   */
+  private async commitAtStop(): Promise<{ partitions: number; how?: string }> {
     const committer = this.committer;
-    if (!committer) return;
+    if (!committer) return { partitions: 0 };
     const committed = await settleWithin(committer.commit(), FINAL_COMMIT_TIMEOUT_MS);
-    if (committed.kind === 'done' && committed.value) return;
+    if (committed.kind === 'done' && committed.value) return { partitions: 0 };
+    return { partitions: committer.uncommitted, how: howItEnded(committed) };
+  }
+
+  /**
+   * One warn line for everything the stop left to the next owner, with the reason: records
+   * without an outcome (given back, or still running), and finished offsets the broker did not
+   * take (their records are read again and their results published again). Nothing when the
+   * stop left nothing.
+   */
+  private sayWhatWasLeft(timedOut: boolean, commit: { partitions: number; how?: string }): void {
+    const records = this.givenBack + this.records.size;
+    const left: string[] = [];
+    if (records > 0) left.push(`${records} record(s) without an outcome`);
+    if (commit.partitions > 0)
+      left.push(`the finished offsets of ${commit.partitions} partition(s) (commit ${commit.how})`);
+    if (left.length === 0) return;
+    const why = this.options.dependencies?.problems() ?? [];
+    if (timedOut) why.push(`records still running after ${this.options.shutdownTimeoutMs} ms`);
     this.logger.warn(
-      `offsets of ${committer.uncommitted} partition(s) not committed at stop (${howItEnded(committed)}); ` +
-        'their finished records will be redelivered and their results published again',
+      `stop: left uncommitted for the group's next owner: ${left.join(' and ')}` +
+        (why.length > 0 ? `; ${why.join('; ')}` : ''),
     );
   }
 }
