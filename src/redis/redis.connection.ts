@@ -39,6 +39,8 @@ export class RedisConnection {
   /** The service is stopping: an unreachable Redis is given up rather than waited for. */
   private stopping = false;
   private givenUp = false;
+  /** What made Redis count as unreachable last: said once a stop gave it up. */
+  private lastProblem?: string;
 
   constructor(
     /** A Redis URL, or the URLs of a Redis Cluster's nodes to start from. */
@@ -84,7 +86,7 @@ export class RedisConnection {
 
   /** Why Redis counts as unreachable now (credentials removed); undefined while it answers. */
   get connectionProblem(): string | undefined {
-    if (this.givenUp) return `${this.lastError ?? 'not connected'} (${GIVEN_UP_AT_STOP})`;
+    if (this.givenUp) return `${this.lastProblem ?? 'not connected'}; ${GIVEN_UP_AT_STOP}`;
     const status = this.client.status;
     if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
     return this.unansweredPing();
@@ -100,7 +102,10 @@ export class RedisConnection {
    */
   stop(): void {
     this.stopping = true;
-    if (!this.connected) this.giveUp();
+    const problem = this.connectionProblem;
+    if (problem === undefined) return;
+    this.lastProblem = problem;
+    this.giveUp();
   }
 
   /**
@@ -146,6 +151,7 @@ export class RedisConnection {
 
   /** Said once per outage, not once per reconnection attempt or unanswered PING. */
   private lost(problem: string): void {
+    this.lastProblem = problem;
     if (this.stopping) this.giveUp();
     if (!this.reachable) return;
     this.reachable = false;
