@@ -16,7 +16,8 @@ import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import { INBOUND_RECORDS } from './inbound-pattern';
 import { RecordsInFlight } from './records-in-flight';
-import { settleWithin } from './settle-within';
+import { howItEnded, settleWithin } from './settle-within';
+import { doneOrDependencyAway, leftoversLine, type Dependencies } from './stop-leftovers';
 
 export interface KafkaBatchServerOptions {
   groupId: string;
@@ -45,7 +46,7 @@ export interface KafkaBatchServerOptions {
    * The dependencies a record needs to reach its outcome and a commit needs (Redis, the broker),
    * each unreachable one named with its cause: a stop does not wait for records while one is.
    */
-  dependencies?: { problems(): string[] };
+  dependencies?: Dependencies;
 }
 
 /**
@@ -55,8 +56,6 @@ export interface KafkaBatchServerOptions {
 const FINAL_COMMIT_TIMEOUT_MS = 1_500;
 const LEAVE_TIMEOUT_MS = 1_500;
 const DISCONNECT_TIMEOUT_MS = 1_000;
-/** How often a stop waiting for in-flight records asks whether a dependency went away. */
-const DEPENDENCY_CHECK_MS = 200;
 /** How long a rewound partition waits before it is fetched again, so a failure cannot spin. */
 const REWIND_DELAY_MS = 1_000;
 
@@ -146,7 +145,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     for (const timer of this.rewindTimers) clearTimeout(timer);
     this.pauses?.stop();
     const drained = await settleWithin(
-      this.drainedOrDependencyAway(),
+      doneOrDependencyAway(this.records.drained(), this.options.dependencies),
       this.options.shutdownTimeoutMs,
     );
     const commit = await this.commitAtStop();
@@ -348,29 +347,6 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   }
 
   /**
-   * Resolves when no record runs, or as soon as a dependency is unreachable: the records left then
-   * wait for it (a claim or an outcome for Redis, a result for the broker) and would hold the
-   * stop to its bound. They stay uncommitted; the partition's next owner reads them again.
-   */
-  private async drainedOrDependencyAway(): Promise<void> {
-    const dependencies = this.options.dependencies;
-    if (!dependencies) return this.records.drained();
-    let timer: NodeJS.Timeout | undefined;
-    const away = new Promise<void>((resolve) => {
-      const check = () => {
-        if (dependencies.problems().length > 0) resolve();
-        else timer = setTimeout(check, DEPENDENCY_CHECK_MS);
-      };
-      check();
-    });
-    try {
-      await Promise.race([this.records.drained(), away]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
    * The last commit, while the consumer still runs and owns its partitions. Says how many
    * partitions' finished offsets the broker did not take, and why (none: all taken).
    */
@@ -382,32 +358,14 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     return { partitions: committer.uncommitted, how: howItEnded(committed) };
   }
 
-  /**
-   * One warn line for everything the stop left to the next owner, with the reason: records
-   * without an outcome (given back, or still running), and finished offsets the broker did not
-   * take (their records are read again and their results published again). Nothing when the
-   * stop left nothing.
-   */
+  /** One warn line for whatever the stop left to the next owner (`stop-leftovers.ts`). */
   private sayWhatWasLeft(timedOut: boolean, commit: { partitions: number; how?: string }): void {
-    const records = this.givenBack + this.records.size;
-    const left: string[] = [];
-    if (records > 0) left.push(`${records} record(s) without an outcome`);
-    if (commit.partitions > 0)
-      left.push(`the finished offsets of ${commit.partitions} partition(s) (commit ${commit.how})`);
-    if (left.length === 0) return;
     const why = this.options.dependencies?.problems() ?? [];
     if (timedOut) why.push(`records still running after ${this.options.shutdownTimeoutMs} ms`);
-    this.logger.warn(
-      `stop: left uncommitted for the group's next owner: ${left.join(' and ')}` +
-        (why.length > 0 ? `; ${why.join('; ')}` : ''),
-    );
+    const records = this.givenBack + this.records.size;
+    const line = leftoversLine({ records, partitions: commit.partitions, commit: commit.how, why });
+    if (line) this.logger.warn(line);
   }
-}
-
-function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
-  if (settled.kind === 'timeout') return 'timed out';
-  if (settled.kind === 'failed') return settled.error?.message ?? 'failed';
-  return 'not acknowledged by the broker';
 }
 
 /** Nest's RPC exception filter rethrows handler errors as plain objects; kafkajs wants an Error. */
