@@ -11,6 +11,7 @@ import { loadConfig } from './config/config.loader';
 import { ConsumerStatus } from './inbound/consumer-status';
 import { ConsumerBacklog } from './delivery/consumer-backlog';
 import { VendorGate } from './delivery/vendor.gate';
+import { DependencyStatus } from './health/dependency-status';
 import { KafkaBatchServer } from './inbound/kafka-batch.server';
 import { windowHeapWarning } from './inbound/window-heap';
 import { MetricsService } from './metrics/metrics.service';
@@ -49,6 +50,7 @@ export async function createApp(
           allowAutoTopicCreation: config.kafka.createTopics,
           gate: app.get(VendorGate),
           metrics: app.get(MetricsService),
+          dependencies: app.get(DependencyStatus),
         },
         status,
       ),

@@ -23,6 +23,8 @@ declare module 'ioredis' {
 const MAX_DETAIL = 200;
 /** How long a close waits for Redis before the replica goes on with its own gate alone. */
 const ANNOUNCE_TIMEOUT_MS = 2_000;
+/** How long a stop waits for Redis to acknowledge the subscriber's QUIT before dropping it. */
+const QUIT_TIMEOUT_MS = 1_000;
 /**
  * A close that reaches Redis later than this after it was sent (a Redis that hung with the
  * connection up) is dropped: it would pause every replica for a failure long past.
@@ -135,7 +137,19 @@ export class RedisGateChannel implements GateChannel {
     if (!subscriber) return;
     subscriber.removeAllListeners('ready');
     if (subscriber.status !== 'ready') return subscriber.disconnect();
-    await subscriber.quit().catch(() => subscriber.disconnect());
+    // A Redis that does not answer (paused, its host gone) never acknowledges the QUIT, and the
+    // stop must not wait for it.
+    let timer: NodeJS.Timeout | undefined;
+    const quit = subscriber.quit().then(
+      () => true,
+      () => false,
+    );
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), QUIT_TIMEOUT_MS);
+    });
+    const acknowledged = await Promise.race([quit, timeout]);
+    clearTimeout(timer);
+    if (!acknowledged) subscriber.disconnect();
   }
 
   /** Reads the standing close, for a replica that was not subscribed when it was announced. */

@@ -1,8 +1,7 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import type { GateState, VendorGate } from '../delivery/vendor.gate';
-import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import { ConsumerStatus } from '../inbound/consumer-status';
-import type { BrokerProbe } from '../kafka/broker-probe';
+import { DependencyStatus } from './dependency-status';
 import { HealthController } from './health.controller';
 import type { LivenessCheck } from './liveness.check';
 
@@ -14,8 +13,7 @@ function readinessWith(state: GateState): () => unknown {
     consumer,
     { state } as unknown as VendorGate,
     { alsoWaitFor: () => undefined } as unknown as LivenessCheck,
-    { connected: true } as IdempotencyStore,
-    { brokers: '127.0.0.1:9092', unreachable: undefined } as unknown as BrokerProbe,
+    new DependencyStatus([]), // every dependency answers
   );
   return () => controller.ready();
 }

@@ -1,15 +1,12 @@
 import {
   Controller,
   Get,
-  Inject,
   ServiceUnavailableException,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempotency.store';
 import { VendorGate } from '../delivery/vendor.gate';
 import { ConsumerStatus } from '../inbound/consumer-status';
-import { BrokerProbe } from '../kafka/broker-probe';
 import { DependencyStatus } from './dependency-status';
 import { LivenessCheck } from './liveness.check';
 
@@ -28,19 +25,12 @@ const DEPENDENCY_SAMPLE_MS = 1_000;
  */
 @Controller('health')
 export class HealthController implements OnModuleInit, OnApplicationShutdown {
-  private readonly dependencies: DependencyStatus;
-
   constructor(
     private readonly consumer: ConsumerStatus,
     private readonly gate: VendorGate,
     private readonly liveness: LivenessCheck,
-    @Inject(IDEMPOTENCY_STORE) store: IdempotencyStore,
-    broker: BrokerProbe,
+    private readonly dependencies: DependencyStatus,
   ) {
-    this.dependencies = new DependencyStatus([
-      { name: `the Kafka broker (${broker.brokers})`, problem: () => broker.unreachable },
-      { name: 'the idempotency store (Redis)', problem: () => storeProblem(store) },
-    ]);
     liveness.alsoWaitFor(this.dependencies);
   }
 
@@ -77,10 +67,4 @@ export class HealthController implements OnModuleInit, OnApplicationShutdown {
     }
     return { status: 'ready' };
   }
-}
-
-/** Why the store is unreachable, as far as it knows, or undefined while it is reachable. */
-function storeProblem(store: IdempotencyStore): string | undefined {
-  if (store.connected) return undefined;
-  return `${store.connectionProblem ?? 'not connected'}; sends wait for it`;
 }

@@ -51,14 +51,24 @@ export class InstanceLiveness implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.beating;
-    await this.store.retire(this.id).catch((e: Error) => this.logger.warn(`retire: ${e.message}`));
+    await this.store.retire(this.id).catch((e: Error) => this.failed('retire', e));
   }
 
   private beat(ttl: number): void {
     if (this.beating) return; // Redis is slow or away: one heartbeat waiting is enough
     this.beating = this.store
       .heartbeat(this.id, ttl)
-      .catch((e: Error) => this.logger.warn(`heartbeat: ${e.message}`))
+      .catch((e: Error) => this.failed('heartbeat', e))
       .finally(() => (this.beating = undefined));
+  }
+
+  /**
+   * While Redis is unreachable, commands wait rather than fail, unless a stop gave Redis up: the
+   * stop says so once (the consumer's stop line), and this instance's heartbeat then lapses within
+   * IDEMPOTENCY_INSTANCE_TTL_MS instead of being retired.
+   */
+  private failed(what: string, error: Error): void {
+    if (this.store.connected) this.logger.warn(`${what}: ${error.message}`);
+    else this.logger.debug(`${what}: ${error.message}`);
   }
 }

@@ -21,6 +21,7 @@ interface PartitionWork {
 @Injectable()
 export class ConsumerStatus {
   private joined = false;
+  private stopBegun = false;
   private problem?: string;
   private fatal?: string;
   private readonly work = new Map<string, PartitionWork>();
@@ -28,10 +29,25 @@ export class ConsumerStatus {
   private progressAt = 0;
   private crashes = 0;
 
+  /** Whether the service has begun to stop ({@link markStopping}). */
+  get stopping(): boolean {
+    return this.stopBegun;
+  }
+
   markJoined(): void {
-    if (this.fatal !== undefined) return;
+    if (this.fatal !== undefined || this.stopBegun) return;
     this.joined = true;
     this.problem = undefined;
+  }
+
+  /**
+   * The service has begun to stop (the first of Nest's stop hooks, before the transport's own
+   * close): work that ends without an outcome from here on was given back by the stop, not a
+   * failure to fetch again. Readiness says so too.
+   */
+  markStopping(): void {
+    this.stopBegun = true;
+    this.markDown('consumer is stopping');
   }
 
   markDown(problem: string): void {

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { DispatchModule } from '../dispatch/dispatch.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { OutboundModule } from '../outbound/outbound.module';
@@ -16,4 +16,14 @@ import { RecordHandler } from './record.handler';
   providers: [RecordHandler, ConsumerStatus],
   exports: [ConsumerStatus],
 })
-export class InboundModule {}
+export class InboundModule implements OnModuleDestroy {
+  constructor(private readonly status: ConsumerStatus) {}
+
+  /**
+   * Before any module it imports stops (Nest runs importers' destroy hooks first): from here on a
+   * record that ends without an outcome was given back by the stop.
+   */
+  onModuleDestroy(): void {
+    this.status.markStopping();
+  }
+}

@@ -515,11 +515,61 @@ describe(KafkaBatchServer.name, () => {
     expect(consumer.log).toEqual(['pause', 'commit 0@2', 'stop', 'disconnect']);
   });
 
-  it('gives up on records still running when the stop times out, committing what finished', async () => {
-    const { consumer, server, fetch, at } = await start({ shutdownTimeoutMs: 50 });
-    await fetch([0, 1]).done;
-    at(0).finish();
-    await server.close();
-    expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']);
+  describe('what a stop leaves to the next owner', () => {
+    let warnings: jest.SpyInstance;
+    beforeEach(() => (warnings = jest.spyOn(Logger.prototype, 'warn')));
+    afterEach(() => warnings.mockRestore());
+    const said = () => warnings.mock.calls.map(([message]) => String(message));
+
+    it('gives up on records still running when the stop times out, committing what finished', async () => {
+      const { consumer, server, fetch, at } = await start({ shutdownTimeoutMs: 50 });
+      await fetch([0, 1]).done;
+      at(0).finish();
+      await server.close();
+      expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']);
+      expect(said()).toEqual([
+        "stop: left uncommitted for the group's next owner: 1 record(s) without an outcome; records still running after 50 ms",
+      ]);
+    });
+
+    it('stops waiting for records once a dependency is unreachable, commits what finished, and says so in one line', async () => {
+      const problems: string[] = [];
+      const { consumer, server, fetch, at } = await start({
+        shutdownTimeoutMs: 3_600_000, // only the missing dependency can end the wait
+        dependencies: { problems: () => [...problems] },
+      });
+      await fetch([0, 1, 2]).done;
+      at(0).finish();
+      const closing = server.close();
+      await flush();
+      expect(consumer.log).toEqual(['pause']); // both dependencies answer: it waits
+      problems.push('the idempotency store (Redis) is unreachable: connect ECONNREFUSED');
+      await closing;
+      expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']);
+      expect(said()).toEqual([
+        "stop: left uncommitted for the group's next owner: 2 record(s) without an outcome; the idempotency store (Redis) is unreachable: connect ECONNREFUSED",
+      ]);
+    });
+
+    it('counts a record that fails once the service began to stop as given back: no rewind, no line of its own', async () => {
+      const { consumer, server, status, fetch, at } = await start();
+      await fetch([0, 1]).done;
+      at(0).finish();
+      status.markStopping(); // the service's first stop hook, before the transport's close
+      at(1).fail(new Error('given up: the service is stopping'));
+      await flush();
+      await server.close();
+      expect(consumer.log).toEqual(['pause', 'commit 0@1', 'stop', 'disconnect']); // no seek
+      expect(said()).toEqual([
+        "stop: left uncommitted for the group's next owner: 1 record(s) without an outcome",
+      ]);
+    });
+
+    it('says nothing when it left nothing', async () => {
+      const { server, fetch, held } = await start();
+      await fetch([0]).done;
+      await closeFinishing(server, held);
+      expect(said()).toEqual([]);
+    });
   });
 });

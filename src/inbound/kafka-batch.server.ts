@@ -16,7 +16,8 @@ import { OffsetCommitter } from './offset-committer';
 import { PartitionProgress } from './partition-progress';
 import { INBOUND_RECORDS } from './inbound-pattern';
 import { RecordsInFlight } from './records-in-flight';
-import { settleWithin } from './settle-within';
+import { howItEnded, settleWithin } from './settle-within';
+import { doneOrDependencyAway, leftoversLine, type Dependencies } from './stop-leftovers';
 
 export interface KafkaBatchServerOptions {
   groupId: string;
@@ -41,6 +42,11 @@ export interface KafkaBatchServerOptions {
   gate?: { onChange(listener: (state: { open: boolean }) => void): void };
   /** Given the lag and the in-flight window to read at each scrape; observes batch sizes. */
   metrics?: MetricsService;
+  /**
+   * The dependencies a record needs to reach its outcome and a commit needs (Redis, the broker),
+   * each unreachable one named with its cause: a stop does not wait for records while one is.
+   */
+  dependencies?: Dependencies;
 }
 
 /**
@@ -79,9 +85,11 @@ const REWIND_DELAY_MS = 1_000;
  * log per batch; what a crash repeats in exchange is at most one interval of results.
  *
  * A stop never calls `consumer.stop()` while work is left: kafkajs' commits are no-ops from that
- * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`), commits
+ * moment. It pauses fetching, lets in-flight records finish (up to `shutdownTimeoutMs`, and not
+ * at all while Redis or the broker is unreachable: no record can reach its outcome then), commits
  * them while the consumer still runs and owns its partitions, and only then stops, leaves and
- * disconnects, each step with its own time limit.
+ * disconnects, each step with its own time limit. What it left uncommitted (records without an
+ * outcome, offsets the broker did not take) it says in one line, with the reason.
  */
 export class KafkaBatchServer extends Server implements CustomTransportStrategy {
   override readonly propagatesEventHandlerErrors = true;
@@ -99,6 +107,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   private requestStop: () => void = () => undefined;
   /** Set once the stop has handed over to kafkajs: a batch after that belongs to no one. */
   private stopped = false;
+  /** Records that ended without an outcome once the service began to stop. */
+  private givenBack = 0;
 
   constructor(
     private readonly kafka: Kafka,
@@ -134,13 +144,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     clearInterval(this.commitTimer);
     for (const timer of this.rewindTimers) clearTimeout(timer);
     this.pauses?.stop();
-    const drained = await settleWithin(this.records.drained(), this.options.shutdownTimeoutMs);
-    if (drained.kind === 'timeout') {
-      this.logger.warn(
-        'in-flight records abandoned uncommitted at shutdown; they will be redelivered',
-      );
-    }
-    await this.commitAtStop();
+    const drained = await settleWithin(
+      doneOrDependencyAway(this.records.drained(), this.options.dependencies),
+      this.options.shutdownTimeoutMs,
+    );
+    const commit = await this.commitAtStop();
+    this.sayWhatWasLeft(drained.kind === 'timeout', commit);
     this.stopped = true;
     const left = await settleWithin(consumer.stop(), LEAVE_TIMEOUT_MS);
     if (left.kind !== 'done')
@@ -301,7 +310,12 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
    */
   private rewind(record: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
     const { topic, partition, offset } = record;
-    if (progress.retired || this.stopping) return;
+    // Given back by the stop (its first steps end the work they can: see ConsumerStatus.stopping).
+    if (this.stopping || this.consumerStatus.stopping) {
+      this.givenBack += 1;
+      return;
+    }
+    if (progress.retired) return;
     progress.retire();
     this.progress.delete(`${topic}|${partition}`);
     this.logger.warn(
@@ -332,23 +346,26 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     return fresh;
   }
 
-  /** The last commit, while the consumer still runs and owns its partitions. */
-  private async commitAtStop(): Promise<void> {
+  /**
+   * The last commit, while the consumer still runs and owns its partitions. Says how many
+   * partitions' finished offsets the broker did not take, and why (none: all taken).
+   */
+  private async commitAtStop(): Promise<{ partitions: number; how?: string }> {
     const committer = this.committer;
-    if (!committer) return;
+    if (!committer) return { partitions: 0 };
     const committed = await settleWithin(committer.commit(), FINAL_COMMIT_TIMEOUT_MS);
-    if (committed.kind === 'done' && committed.value) return;
-    this.logger.warn(
-      `offsets of ${committer.uncommitted} partition(s) not committed at stop (${howItEnded(committed)}); ` +
-        'their finished records will be redelivered and their results published again',
-    );
+    if (committed.kind === 'done' && committed.value) return { partitions: 0 };
+    return { partitions: committer.uncommitted, how: howItEnded(committed) };
   }
-}
 
-function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
-  if (settled.kind === 'timeout') return 'timed out';
-  if (settled.kind === 'failed') return settled.error?.message ?? 'failed';
-  return 'not acknowledged by the broker';
+  /** One warn line for whatever the stop left to the next owner (`stop-leftovers.ts`). */
+  private sayWhatWasLeft(timedOut: boolean, commit: { partitions: number; how?: string }): void {
+    const why = this.options.dependencies?.problems() ?? [];
+    if (timedOut) why.push(`records still running after ${this.options.shutdownTimeoutMs} ms`);
+    const records = this.givenBack + this.records.size;
+    const line = leftoversLine({ records, partitions: commit.partitions, commit: commit.how, why });
+    if (line) this.logger.warn(line);
+  }
 }
 
 /** Nest's RPC exception filter rethrows handler errors as plain objects; kafkajs wants an Error. */

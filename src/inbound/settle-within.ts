@@ -23,3 +23,10 @@ export async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<
     clearTimeout(timer);
   }
 }
+
+/** How a stop step that did not succeed ended, for its warning. */
+export function howItEnded(settled: { kind: string; error?: Error; value?: unknown }): string {
+  if (settled.kind === 'timeout') return 'timed out';
+  if (settled.kind === 'failed') return settled.error?.message ?? 'failed';
+  return 'not acknowledged by the broker';
+}

@@ -14,6 +14,12 @@ export interface RedisConnectionOptions {
   pingTimeoutMs: number;
 }
 
+/**
+ * What a command waiting for Redis hears once a stop has given Redis up (`stopping`): the work
+ * it was for goes back, uncommitted, to the next owner.
+ */
+export const GIVEN_UP_AT_STOP = 'given up: the service is stopping';
+
 export const DEFAULT_CONNECTION: RedisConnectionOptions = {
   pingIntervalMs: 1_000,
   pingTimeoutMs: 3_000,
@@ -52,6 +58,11 @@ export class RedisConnection {
   private lastError?: string;
   private pingSentAt?: number;
   private readonly pingTimer: NodeJS.Timeout;
+  /** The service is stopping: an unreachable Redis is given up rather than waited for. */
+  private stopping = false;
+  private givenUp = false;
+  /** What made Redis count as unreachable last: said once a stop gave it up. */
+  private lastProblem?: string;
 
   constructor(
     target: RedisTarget,
@@ -115,9 +126,26 @@ export class RedisConnection {
 
   /** Why Redis itself does not answer now; replicas aside. */
   private get linkProblem(): string | undefined {
+    if (this.givenUp) return `${this.lastProblem ?? 'not connected'}; ${GIVEN_UP_AT_STOP}`;
     const status = this.client.status;
     if (status !== 'ready') return `${this.lastError ?? 'not connected'} (connection ${status})`;
     return this.unansweredPing();
+  }
+
+  /**
+   * The stop has begun. From now on an unreachable Redis (now, or later in the stop) is given up
+   * instead of waited for: while running, commands wait for Redis so that nothing is sent without
+   * a claim, but a stop that waits for it would wait its whole bound and exit 1. What the failed
+   * commands were for (claims, outcomes, the instance's retirement) is left to the next owner,
+   * as after a crash: the records stay uncommitted, and `sending` marks already written make
+   * their sends ambiguous rather than repeated.
+   */
+  stop(): void {
+    this.stopping = true;
+    const problem = this.connectionProblem;
+    if (problem === undefined) return;
+    this.lastProblem = problem;
+    this.giveUp();
   }
 
   /**
@@ -127,7 +155,7 @@ export class RedisConnection {
   async close(): Promise<void> {
     clearInterval(this.pingTimer);
     this.replicas.stop();
-    if (this.client.status === 'end') return;
+    if (this.givenUp || this.client.status === 'end') return;
     const ended = new Promise<void>((resolve) => this.client.once('end', () => resolve()));
     await this.client.quit().catch(() => this.client.disconnect());
     await ended;
@@ -164,9 +192,32 @@ export class RedisConnection {
 
   /** Said once per outage, not once per reconnection attempt or unanswered PING. */
   private lost(problem: string): void {
+    this.lastProblem = problem;
+    if (this.stopping) this.giveUp();
     if (!this.reachable) return;
     this.reachable = false;
     this.logger.error(`Redis unreachable, sends wait until it is back: ${problem}`);
+  }
+
+  /**
+   * Ends the connection for good and fails every command still waiting for Redis, and any later
+   * one at once. ioredis' `disconnect()` alone is not enough: between two reconnection attempts it
+   * only cancels the next one, and the commands queued meanwhile wait for ever; so are those
+   * written to a Redis that does not answer. Its `flushQueue` (not in its typings) rejects both.
+   */
+  private giveUp(): void {
+    if (this.givenUp) return;
+    this.givenUp = true;
+    clearInterval(this.pingTimer);
+    this.replicas.stop();
+    const error = new Error(GIVEN_UP_AT_STOP);
+    const clients: RedisClient[] =
+      this.client instanceof Cluster ? [this.client, ...this.client.nodes()] : [this.client];
+    for (const client of clients) {
+      client.options.enableOfflineQueue = false; // later commands fail at once
+      client.disconnect();
+      (client as unknown as { flushQueue(error: Error): void }).flushQueue(error);
+    }
   }
 
   private regained(): void {

@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { DEFAULT_CONNECTION, RedisConnection } from './redis.connection';
 
@@ -45,8 +45,13 @@ export const REDIS_CONNECTION = Symbol('REDIS_CONNECTION');
   ],
   exports: [REDIS_CONNECTION],
 })
-export class RedisModule implements OnApplicationShutdown {
+export class RedisModule implements OnModuleDestroy, OnApplicationShutdown {
   constructor(@Inject(REDIS_CONNECTION) private readonly connection: RedisConnection | undefined) {}
+
+  /** The stop's first step (Nest's destroy hooks): an unreachable Redis is given up from here on. */
+  onModuleDestroy(): void {
+    this.connection?.stop();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.connection?.close();

@@ -114,7 +114,8 @@ export class WindowCloser
         const next = await this.windows.nextDue();
         if (next !== undefined) wait = Math.min(POLL_MS, Math.max(0, next - this.clock.now()));
       } catch (error) {
-        this.logger.warn(`contact-list windows: ${(error as Error).message}`);
+        // Once stopping, Redis may have been given up: the stop says so, once.
+        if (!this.stopping) this.logger.warn(`contact-list windows: ${(error as Error).message}`);
         wait = RETRY_MS;
       }
       await this.pause(wait);
@@ -122,6 +123,8 @@ export class WindowCloser
   }
 
   private pause(ms: number): Promise<void> {
+    // A stop that began while this loop waited for Redis: no pause before it ends.
+    if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const cancel = this.clock.after(ms, () => resolve());
       this.wake = () => {

@@ -5,7 +5,11 @@ import { IdempotencyEnvironment } from './idempotency.env';
 
 /** How long a stop may take (`SHUTDOWN_*`), and how much of it the vendor's requests may have. */
 export class ShutdownEnvironment extends IdempotencyEnvironment {
-  /** How long a stop waits for in-flight records; the whole stop ends within this plus 5 s. */
+  /**
+   * How long a stop waits for in-flight records; the whole stop ends within this plus 5 s.
+   *
+   * Not at all while Redis or the broker is unreachable: those records stay uncommitted.
+   */
   @Default('15000')
   @Type(() => Number)
   @IsInt()
