@@ -176,6 +176,8 @@ async function serviceEnv(
     KAFKA_CREATE_TOPICS: 'true',
     TOPIC_CAMPAIGN_REQUESTED: `bench.campaign-requested.${groupId}`,
     TOPIC_CONTACT_LIST_REQUESTED: `bench.contact-list-requested.${groupId}`,
+    // The bench's Redis, not the service's default: a child gets only the environment it is given.
+    REDIS_URL: benchRedisUrl(),
     // Every repetition replays the same event ids: each run gets its own idempotency namespace.
     IDEMPOTENCY_KEY_PREFIX: `bench:${groupId}:`,
     // The machine's Redis is shared: a run's million keys must not stay for the default week.
@@ -209,7 +211,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The Redis the floor is given and mailbridge finds by default (REDIS_URL when set). */
+/** The Redis the floor and mailbridge are given: REDIS_URL when set, else the machine's. */
 export function benchRedisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
