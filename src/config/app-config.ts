@@ -296,7 +296,6 @@ function passwordOf(value: string): string | undefined {
   }
 }
 
-/** A Redis URL may carry a password: keep the host, drop the credentials. */
 /** The URL with `password` as its password; as it is without one. */
 function withPassword(value: string, password: string | undefined): string {
   if (!password) return value;
@@ -305,6 +304,7 @@ function withPassword(value: string, password: string | undefined): string {
   return url.toString();
 }
 
+/** A Redis URL may carry a password: keep the host, drop the credentials. */
 function redactUrl(value: string): string {
   try {
     const url = new URL(value);
