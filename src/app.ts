@@ -17,6 +17,8 @@ import { windowHeapWarning } from './inbound/window-heap';
 import { MetricsService } from './metrics/metrics.service';
 import { checkTopicsExist, ensureTopics } from './kafka/kafka.provider';
 import { createServiceLogger, ServiceLogger } from './logging/service-logger';
+import type { RedisConnection } from './redis/redis.connection';
+import { REDIS_CONNECTION } from './redis/redis.module';
 
 /**
  * Builds the service and starts its HTTP server, so that `/health/live` answers (and
@@ -28,9 +30,10 @@ export async function createApp(
   logger: LoggerService = serviceLoggerFor(config),
 ): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), { logger });
-  if (logger instanceof ServiceLogger) {
-    app.get(MetricsService).watchLogDrops(() => logger.droppedLines);
-  }
+  const metrics = app.get(MetricsService);
+  if (logger instanceof ServiceLogger) metrics.watchLogDrops(() => logger.droppedLines);
+  const redis = app.get<RedisConnection | undefined>(REDIS_CONNECTION);
+  if (redis) metrics.watchRedisReplicas(() => redis.writesWithoutReplicas);
   const status = app.get(ConsumerStatus);
   app.get(ConsumerBacklog).readFrom(() => status.waiting());
   app.connectMicroservice(

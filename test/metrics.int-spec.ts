@@ -173,6 +173,7 @@ describe('GET /metrics on a running service', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(valueOf(samples, 'mailbridge_possible_duplicate_sends_total')).toBe(0);
     expect(valueOf(samples, 'mailbridge_log_lines_dropped_total')).toBe(0);
+    expect(valueOf(samples, 'mailbridge_redis_writes_without_replicas_total')).toBe(0);
 
     // Node's defaults under their standard names, and none under the old prefix.
     expect(types.get('process_cpu_seconds_total')).toBe('counter');

@@ -51,6 +51,7 @@ export class MetricsService {
   private consumer?: ConsumerGauges;
   private gate?: () => GateReading;
   private logDrops?: () => number;
+  private writesWithoutReplicas?: () => number;
   private readonly deadLetterCounts = new Map<string, number>();
   private readonly ignoredFieldCounts = new Map<string, number>();
 
@@ -232,6 +233,16 @@ export class MetricsService {
     },
   });
 
+  readonly redisWritesWithoutReplicas = new Counter({
+    name: 'mailbridge_redis_writes_without_replicas_total',
+    help: 'Sending marks, outcomes and contact-list writes that went on with fewer Redis replicas than REDIS_WAIT_REPLICAS (REDIS_REPLICA_SHORTFALL=proceed): a failover may lose them',
+    registers: [this.registry],
+    collect: () => {
+      this.redisWritesWithoutReplicas.reset();
+      this.redisWritesWithoutReplicas.inc(this.writesWithoutReplicas?.() ?? 0);
+    },
+  });
+
   readonly inFlightRecords = new Gauge({
     name: 'mailbridge_consumer_in_flight_records',
     help: 'Records fetched and not yet at their outcome, holding a place in the in-flight window',
@@ -358,6 +369,11 @@ export class MetricsService {
   /** The logger's count of dropped lines, read at every scrape. */
   watchLogDrops(read: () => number): void {
     this.logDrops = read;
+  }
+
+  /** The Redis connection's count of writes that went on without their replicas, at every scrape. */
+  watchRedisReplicas(read: () => number): void {
+    this.writesWithoutReplicas = read;
   }
 
   /** The Kafka transport hands over what it knows; read at every scrape from then on. */

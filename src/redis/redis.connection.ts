@@ -50,7 +50,7 @@ export class RedisConnection {
   private readonly logger = new Logger('RedisConnection');
   readonly client: RedisClient;
   /** Waits for replicas to hold the writes that must survive a failover (`REDIS_WAIT_REPLICAS`). */
-  readonly replicas: ReplicaAcknowledgement;
+  private readonly replicas: ReplicaAcknowledgement;
   private readonly secrets: string[];
   /** How many times the connection closed: writes before a close may be on a lost primary. */
   private closes = 0;
@@ -110,6 +110,11 @@ export class RedisConnection {
   /** Resolves once the replicas asked for hold this connection's writes so far (see `replicas`). */
   replicated(): Promise<void> {
     return this.replicas.replicated();
+  }
+
+  /** Writes that went on with too few replicas (`REDIS_REPLICA_SHORTFALL=proceed`). */
+  get writesWithoutReplicas(): number {
+    return this.replicas.exposedWrites;
   }
 
   /**
@@ -249,12 +254,13 @@ function clientFor(target: RedisTarget): RedisClient {
   if (isSentinelTarget(target)) {
     return new Redis(target.url, {
       ...CLIENT_OPTIONS,
-      sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+      sentinels: [...target.sentinels],
       name: target.name,
       sentinelPassword: target.sentinelPassword,
       // Not ioredis' failoverDetector: a +switch-master arriving while it reconnects ends the
       // client for good ("Connection is closed", status end). A killed or demoted primary closes
       // this connection anyway, and ioredis then asks the Sentinels again.
+      //
       // A primary demoted while this connection stayed open refuses writes with READONLY: find the
       // new primary and send the command again (it was not executed).
       reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
