@@ -1,19 +1,14 @@
 import 'reflect-metadata';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.loader';
 import { OrderPlacedV1 } from '../../src/contracts/order-placed.v1';
 import { VendorClient } from '../../src/email-api/vendor.client';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import { OrderConfirmationPlanner } from '../../src/templates/order-confirmation/order-confirmation.planner';
+import { HeadlessChromium } from '../support/headless-chromium';
 
 jest.setTimeout(90_000);
 
-/** Debian's chromium (scripts/setup-chromium.sh); playwright-core never downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 const RELAY_KEY = 'relay-key-attributes';
 const API_KEY = 'api-key-attributes';
 
@@ -35,25 +30,13 @@ const order = plainToInstance(OrderPlacedV1, {
 });
 
 describe('an order confirmation in the sandbox inbox, in headless Chromium', () => {
-  let browser: BrowserContext;
-  let userDataDir: string;
+  let chromium: HeadlessChromium;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: run scripts/setup-chromium.sh (as root)`);
-    }
-    userDataDir = mkdtempSync(join(tmpdir(), 'mailbridge-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
+    chromium = await HeadlessChromium.launch();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  });
+  afterAll(() => chromium?.close());
 
   it.each([true, false])('reads as written when the merge escapes: %s', async (escapes) => {
     const sandbox = new SandboxServer({
@@ -78,7 +61,7 @@ describe('an order confirmation in the sandbox inbox, in headless Chromium', () 
       await client.sendCampaign({ ...action.content, recipients: { to: action.recipients } });
       await client.close();
 
-      const page = await browser.newPage();
+      const page = await chromium.browser.newPage();
       await page.goto(`${url}/inbox/1`);
       const shown = page.locator('article.message dd');
       await expect(shown.nth(1).textContent()).resolves.toBe(

@@ -1,16 +1,14 @@
 import 'reflect-metadata';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.loader';
 import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import { VendorClient } from '../../src/email-api/vendor.client';
+import { HeadlessChromium } from '../support/headless-chromium';
 
 jest.setTimeout(90_000);
 
-/** Debian's chromium (scripts/setup-chromium.sh); playwright-core never downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '../../test-output');
 const RELAY_KEY = 'relay-key-inbox';
 const API_KEY = 'api-key-inbox';
@@ -20,15 +18,11 @@ const XSS_ATTRIBUTE = '<img src=x onerror="parent.__pwned = 1">';
 describe('the sandbox inbox page in headless Chromium', () => {
   let sandbox: SandboxServer;
   let url: string;
-  let userDataDir: string;
-  let browser: BrowserContext;
+  let chromium: HeadlessChromium;
   let page: Page;
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: run scripts/setup-chromium.sh (as root)`);
-    }
     sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY });
     url = await sandbox.listen(0);
     const config = loadConfig({
@@ -67,32 +61,16 @@ describe('the sandbox inbox page in headless Chromium', () => {
     });
     await client.close();
 
-    userDataDir = mkdtempSync(join(tmpdir(), 'mailbridge-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    chromium = await HeadlessChromium.launch({ width: 1100, height: 900 });
+    page = chromium.page;
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
     });
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await sandbox?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('lists received campaigns and contact lists', async () => {

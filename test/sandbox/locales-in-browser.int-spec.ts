@@ -2,11 +2,10 @@
 /// <reference lib="dom" />
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.loader';
 import { OrderPlacedV1 } from '../../src/contracts/order-placed.v1';
 import { UserSignedUpV1 } from '../../src/contracts/user-signed-up.v1';
@@ -15,11 +14,10 @@ import { SandboxServer } from '../../src/sandbox/sandbox.server';
 import { OrderConfirmationPlanner } from '../../src/templates/order-confirmation/order-confirmation.planner';
 import type { CampaignAction } from '../../src/templates/planner';
 import { WelcomePlanner } from '../../src/templates/welcome/welcome.planner';
+import { HeadlessChromium } from '../support/headless-chromium';
 
 jest.setTimeout(90_000);
 
-/** Debian's chromium (scripts/setup-chromium.sh); playwright-core never downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '../../test-output');
 /** `MAILBRIDGE_DOCS_SCREENSHOT=1` also writes the screenshot the docs show. */
 const DOCS_IMAGE = join(__dirname, '../../docs/images/inbox-locales.png');
@@ -120,14 +118,10 @@ const DRAWN_RIGHT = { inFontsOfTheLanguage: true, noBoxes: true };
 describe('right-to-left and CJK emails in the sandbox inbox, in headless Chromium', () => {
   let sandbox: SandboxServer;
   let url: string;
-  let userDataDir: string;
-  let browser: BrowserContext;
+  let chromium: HeadlessChromium;
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: run scripts/setup-chromium.sh (as root)`);
-    }
     sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY });
     url = await sandbox.listen(0);
     const config = loadConfig({
@@ -147,20 +141,13 @@ describe('right-to-left and CJK emails in the sandbox inbox, in headless Chromiu
     await send(new OrderConfirmationPlanner(config).plan(order));
     await client.close();
 
-    userDataDir = mkdtempSync(join(tmpdir(), 'mailbridge-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1000, height: 700 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    chromium = await HeadlessChromium.launch({ width: 1000, height: 700 });
+    page = chromium.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await sandbox?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
   const body = () => page.frameLocator('iframe[title="Body for recipient 0"]').locator('body');
