@@ -51,6 +51,10 @@ describe('a three-node Kafka cluster loses the broker that leads the input, the 
     producer = kafka.producer({
       idempotent: true,
       createPartitioner: Partitioners.DefaultPartitioner,
+      // The publisher keeps trying as a producer service would: its sign-ups go to the dead node
+      // until the controllers fence it (9 s) and kafkajs refreshes its metadata, longer than its
+      // default five retries (about 9 s in all) can last on a loaded machine.
+      retry: { retries: 20, maxRetryTime: 3_000 },
     });
     await producer.connect();
   });
