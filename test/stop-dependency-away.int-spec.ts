@@ -7,6 +7,7 @@ import { SandboxServer } from '../src/sandbox/sandbox.server';
 import type { CampaignRequest } from '../src/email-api/vendor.types';
 import { signUp } from './support/events';
 import { freePort } from './support/free-port';
+import { PrivateBroker } from './support/private-broker';
 import { startService, terminate, type Service } from './support/service-process';
 import {
   createTopics,
@@ -237,4 +238,109 @@ describe('a stop while a dependency is away', () => {
       expect(emails.sort()).toEqual(everyone.map((e) => e.data.email).sort());
     },
   );
+
+  /**
+   * The broker stops while records are between their vendor answer and their result: the
+   * outcome is in Redis, the result cannot be published and the offset cannot be committed. The
+   * next owner reads the records again, finds their outcomes and publishes the results without a
+   * second email.
+   */
+  it('Kafka stopped: gives up waiting for results and the commit, says so once, exits 0; once the broker is back, the next owner publishes every result without a second email', async () => {
+    const broker = await PrivateBroker.start();
+    cleanups.push(() => broker.destroy());
+    const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
+    const url = await sandbox.listen(0);
+    cleanups.push(() => sandbox.close());
+
+    const run = uniqueName('stop-kafka');
+    const topic = uniqueName('user.signed_up.v1');
+    const sent = uniqueName('sent');
+    const groupId = uniqueName('mailbridge');
+    const kafka = broker.kafka();
+    await createTopics(kafka, [topic, sent], 3, [groupId]);
+    const httpPort = await freePort();
+    const env = {
+      MAILBRIDGE_MODE: 'production',
+      KAFKA_BROKERS: broker.address,
+      KAFKA_GROUP_ID: groupId,
+      KAFKA_CREATE_TOPICS: 'true',
+      CONSUMER_START_FROM: 'earliest',
+      CONSUMER_COMMIT_INTERVAL_MS: '600000',
+      TOPIC_USER_SIGNED_UP: topic,
+      TOPIC_CAMPAIGN_SENT: sent,
+      TOPIC_DISPATCH_FAILED: uniqueName('failed'),
+      TOPIC_DEAD_LETTER: uniqueName('dlq'),
+      VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
+      VENDOR_BASE_URL: `${url}/v1`,
+      VENDOR_RELAY_ACCESS_TOKEN: 'relay',
+      VENDOR_API_KEY: 'api',
+      SENDER_FROM_EMAIL: 'hello@shop.example',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      IDEMPOTENCY_KEY_PREFIX: `${run}:`,
+      IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
+      // The stopped service could not leave the group: the next one waits this long for it.
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      HTTP_PORT: String(httpPort),
+    };
+    const events = Array.from({ length: 8 }, (_, i) => signUp(i, run));
+
+    // The vendor holds its answers, so the records are in flight when the broker stops.
+    sandbox.setFaults({ latencyMs: 3_000 });
+    const service = startService(env);
+    cleanups.push(() => service.child.kill('SIGKILL'));
+    await produce(
+      kafka,
+      topic,
+      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
+    );
+    await waitFor(() => (Object.values(sandbox.stats.held).some((n) => n > 0) ? true : undefined), {
+      timeoutMs: 90_000,
+      what: 'the vendor to hold a request',
+    });
+    await broker.stop();
+    const emailed = () =>
+      sandbox.requests
+        .filter((r) => r.status === 200)
+        .flatMap((r) => (r.body as CampaignRequest).recipients.to.map((t) => t.email));
+    await waitFor(() => (emailed().length >= events.length ? true : undefined), {
+      what: 'every event answered by the vendor',
+    });
+    await waitFor(
+      async () => {
+        const ready = await probe(httpPort, '/health/ready');
+        return ready?.status === 503 && ready.text.includes('Kafka') ? true : undefined;
+      },
+      { what: 'readiness to name the broker' },
+    );
+    expect(await gauge(httpPort, 'mailbridge_consumer_in_flight_records')).toBe(events.length);
+
+    const stop = await terminate(service);
+    process.stderr.write(`[figures] stop with Kafka away: ${stop.ms} ms, exit ${stop.code}\n`);
+    expect(stop.code).toBe(0);
+    expect(stop.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
+    const gaveUp = linesAfter(service, 'SIGTERM: stopping').filter((l) =>
+      l.msg.includes('left uncommitted'),
+    );
+    expect(gaveUp).toHaveLength(1);
+    process.stderr.write(`[figures] ${gaveUp[0].level}: ${gaveUp[0].msg}\n`);
+    expect(gaveUp[0].level).toBe('warn');
+    expect(gaveUp[0].msg).toContain(`${events.length} record(s)`);
+    expect(gaveUp[0].msg).toContain('Kafka broker');
+    expect(service.output()).not.toContain('did not finish within');
+
+    // The broker back on its data, and a new owner: every result, and still one email each.
+    await broker.restart();
+    sandbox.setFaults({});
+    const collector = await new TopicCollector(kafka).start([sent]);
+    cleanups.push(() => collector.stop());
+    const next = startService(env);
+    cleanups.push(() => next.child.kill('SIGKILL'));
+    await waitFor(() => (collector.answered(sent).size >= events.length ? true : undefined), {
+      timeoutMs: 90_000,
+      what: 'a result for every event',
+    });
+    expect((await terminate(next)).code).toBe(0);
+    expect(emailed().sort()).toEqual(events.map((e) => e.data.email).sort());
+  });
 });
