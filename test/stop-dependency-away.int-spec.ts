@@ -96,6 +96,60 @@ function linesAfter(service: Service, marker: string): Array<Line> {
     .map((line) => JSON.parse(line) as Line);
 }
 
+/** A service of one case: its own sandbox, topics, group and key prefix, on the broker given. */
+async function serviceUnderTest(
+  kafka: Kafka,
+  brokers: string,
+  redisUrl: string,
+  cleanups: Array<() => unknown>,
+) {
+  const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
+  const url = await sandbox.listen(0);
+  cleanups.push(() => sandbox.close());
+  const run = uniqueName('stop');
+  const topic = uniqueName('user.signed_up.v1');
+  const sent = uniqueName('sent');
+  const groupId = uniqueName('mailbridge');
+  await createTopics(kafka, [topic, sent], 3, [groupId]);
+  const httpPort = await freePort();
+  const env = {
+    MAILBRIDGE_MODE: 'production',
+    KAFKA_BROKERS: brokers,
+    KAFKA_GROUP_ID: groupId,
+    KAFKA_CREATE_TOPICS: 'true',
+    CONSUMER_START_FROM: 'earliest',
+    // Only the stop commits: what is committed at the end, the stop committed.
+    CONSUMER_COMMIT_INTERVAL_MS: '600000',
+    TOPIC_USER_SIGNED_UP: topic,
+    TOPIC_CAMPAIGN_SENT: sent,
+    TOPIC_DISPATCH_FAILED: uniqueName('failed'),
+    TOPIC_DEAD_LETTER: uniqueName('dlq'),
+    VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
+    VENDOR_BASE_URL: `${url}/v1`,
+    VENDOR_RELAY_ACCESS_TOKEN: 'relay',
+    VENDOR_API_KEY: 'api',
+    SENDER_FROM_EMAIL: 'hello@shop.example',
+    REDIS_URL: redisUrl,
+    IDEMPOTENCY_KEY_PREFIX: `${run}:`,
+    IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
+    // A service that could not leave the group (its broker was away) holds it no longer than this.
+    KAFKA_SESSION_TIMEOUT_MS: '10000',
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    HTTP_PORT: String(httpPort),
+  };
+  const publish = (events: Array<ReturnType<typeof signUp>>) =>
+    produce(
+      kafka,
+      topic,
+      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
+    );
+  const emailed = () =>
+    sandbox.requests
+      .filter((r) => r.status === 200)
+      .flatMap((r) => (r.body as CampaignRequest).recipients.to.map((t) => t.email));
+  return { sandbox, run, topic, sent, groupId, httpPort, env, publish, emailed };
+}
+
 describe('a stop while a dependency is away', () => {
   const cleanups: Array<() => unknown> = [];
   afterEach(async () => {
@@ -119,48 +173,15 @@ describe('a stop while a dependency is away', () => {
       let redis = startRedis(redisPort, dir);
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
       cleanups.push(() => redis.kill('SIGKILL'));
-      const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
-      const url = await sandbox.listen(0);
-      cleanups.push(() => sandbox.close());
-
-      const run = uniqueName('stop-redis');
-      const topic = uniqueName('user.signed_up.v1');
-      const sent = uniqueName('sent');
-      const groupId = uniqueName('mailbridge');
       const kafka = testKafka();
-      await createTopics(kafka, [topic, sent], 3, [groupId]);
+      const { run, topic, sent, groupId, httpPort, env, publish, emailed } = await serviceUnderTest(
+        kafka,
+        testBrokers().join(','),
+        `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
+        cleanups,
+      );
       const collector = await new TopicCollector(kafka).start([sent]);
       cleanups.push(() => collector.stop());
-      const httpPort = await freePort();
-      const env = {
-        MAILBRIDGE_MODE: 'production',
-        KAFKA_BROKERS: testBrokers().join(','),
-        KAFKA_GROUP_ID: groupId,
-        KAFKA_CREATE_TOPICS: 'true',
-        CONSUMER_START_FROM: 'earliest',
-        // Only the stop commits: what is committed at the end, the stop committed.
-        CONSUMER_COMMIT_INTERVAL_MS: '600000',
-        TOPIC_USER_SIGNED_UP: topic,
-        TOPIC_CAMPAIGN_SENT: sent,
-        TOPIC_DISPATCH_FAILED: uniqueName('failed'),
-        TOPIC_DEAD_LETTER: uniqueName('dlq'),
-        VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-        VENDOR_BASE_URL: `${url}/v1`,
-        VENDOR_RELAY_ACCESS_TOKEN: 'relay',
-        VENDOR_API_KEY: 'api',
-        SENDER_FROM_EMAIL: 'hello@shop.example',
-        REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
-        IDEMPOTENCY_KEY_PREFIX: `${run}:`,
-        IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
-        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-        HTTP_PORT: String(httpPort),
-      };
-      const publish = (events: Array<ReturnType<typeof signUp>>) =>
-        produce(
-          kafka,
-          topic,
-          events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-        );
 
       // Finished work: sent, recorded and published while Redis answers.
       const first = Array.from({ length: 6 }, (_, i) => signUp(i, run));
@@ -232,10 +253,7 @@ describe('a stop while a dependency is away', () => {
         what: 'every event sent',
       });
       expect((await terminate(next)).code).toBe(0);
-      const emails = sandbox.requests.flatMap((r) =>
-        (r.body as CampaignRequest).recipients.to.map((t) => t.email),
-      );
-      expect(emails.sort()).toEqual(everyone.map((e) => e.data.email).sort());
+      expect(emailed().sort()).toEqual(everyone.map((e) => e.data.email).sort());
     },
   );
 
@@ -248,61 +266,25 @@ describe('a stop while a dependency is away', () => {
   it('Kafka stopped: gives up waiting for results and the commit, says so once, exits 0; once the broker is back, the next owner publishes every result without a second email', async () => {
     const broker = await PrivateBroker.start();
     cleanups.push(() => broker.destroy());
-    const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
-    const url = await sandbox.listen(0);
-    cleanups.push(() => sandbox.close());
-
-    const run = uniqueName('stop-kafka');
-    const topic = uniqueName('user.signed_up.v1');
-    const sent = uniqueName('sent');
-    const groupId = uniqueName('mailbridge');
     const kafka = broker.kafka();
-    await createTopics(kafka, [topic, sent], 3, [groupId]);
-    const httpPort = await freePort();
-    const env = {
-      MAILBRIDGE_MODE: 'production',
-      KAFKA_BROKERS: broker.address,
-      KAFKA_GROUP_ID: groupId,
-      KAFKA_CREATE_TOPICS: 'true',
-      CONSUMER_START_FROM: 'earliest',
-      CONSUMER_COMMIT_INTERVAL_MS: '600000',
-      TOPIC_USER_SIGNED_UP: topic,
-      TOPIC_CAMPAIGN_SENT: sent,
-      TOPIC_DISPATCH_FAILED: uniqueName('failed'),
-      TOPIC_DEAD_LETTER: uniqueName('dlq'),
-      VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-      VENDOR_BASE_URL: `${url}/v1`,
-      VENDOR_RELAY_ACCESS_TOKEN: 'relay',
-      VENDOR_API_KEY: 'api',
-      SENDER_FROM_EMAIL: 'hello@shop.example',
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      IDEMPOTENCY_KEY_PREFIX: `${run}:`,
-      IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
-      // The stopped service could not leave the group: the next one waits this long for it.
-      KAFKA_SESSION_TIMEOUT_MS: '10000',
-      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      HTTP_PORT: String(httpPort),
-    };
+    const { sandbox, run, sent, httpPort, env, publish, emailed } = await serviceUnderTest(
+      kafka,
+      broker.address,
+      'redis://127.0.0.1:6379',
+      cleanups,
+    );
     const events = Array.from({ length: 8 }, (_, i) => signUp(i, run));
 
     // The vendor holds its answers, so the records are in flight when the broker stops.
     sandbox.setFaults({ latencyMs: 3_000 });
     const service = startService(env);
     cleanups.push(() => service.child.kill('SIGKILL'));
-    await produce(
-      kafka,
-      topic,
-      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-    );
+    await publish(events);
     await waitFor(() => (Object.values(sandbox.stats.held).some((n) => n > 0) ? true : undefined), {
       timeoutMs: 90_000,
       what: 'the vendor to hold a request',
     });
     await broker.stop();
-    const emailed = () =>
-      sandbox.requests
-        .filter((r) => r.status === 200)
-        .flatMap((r) => (r.body as CampaignRequest).recipients.to.map((t) => t.email));
     await waitFor(() => (emailed().length >= events.length ? true : undefined), {
       what: 'every event answered by the vendor',
     });
