@@ -208,6 +208,9 @@ export class RedisSentinelGroup {
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,
     });
+    // A refused connection (a node still starting, or killed) rejects the command below; without
+    // a listener ioredis would also print it as an unhandled error event.
+    client.on('error', () => undefined);
     try {
       await client.connect();
       return await client.call(command[0], ...command.slice(1));
