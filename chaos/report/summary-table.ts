@@ -20,26 +20,28 @@ const CLUSTER_ROWS: Row[] = [
   ['scenario', (r) => r.scenario ?? 'single'],
   ['**faults injected**', (r) => faultsInjected(r)],
   [
-    'kill -9 of a broker: node, down, back after (planned)',
+    'kill -9 of a broker: node, when, revive begun after, revive took (planned)',
     (r) =>
-      `${(r.faults.brokerKills ?? [])
-        .map((k) =>
+      planned(
+        (r.faults.brokerKills ?? []).map((k) =>
           k.error
             ? `failed: ${k.error}`
-            : `node ${k.node} at ${seconds(k.atMs)}, down ${seconds(k.downMs)}, started in ${seconds(k.reviveMs)}`,
-        )
-        .join('; ')} (planned ${r.faults.brokerKillsPlanned ?? 0})`,
+            : `node ${k.node} at ${seconds(k.atMs)}, ${seconds(k.downMs)}, ${seconds(k.reviveMs)}`,
+        ),
+        r.faults.brokerKillsPlanned,
+      ),
   ],
   [
-    'kill -9 of the Redis primary: killed → promoted, failover (keys before → after)',
+    'kill -9 of the Redis primary: killed → promoted, when, failover took (keys before → after)',
     (r) =>
-      `${(r.faults.redisFailovers ?? [])
-        .map((f) =>
+      planned(
+        (r.faults.redisFailovers ?? []).map((f) =>
           f.error
             ? `failed: ${f.error}`
-            : `${f.killedPort} → ${f.promotedPort} at ${seconds(f.atMs)} in ${seconds(f.failoverMs)} (${f.keysBefore}→${f.keysAfter})`,
-        )
-        .join('; ')} (planned ${r.faults.redisFailoversPlanned ?? 0})`,
+            : `${f.killedPort} → ${f.promotedPort} at ${seconds(f.atMs)}, ${seconds(f.failoverMs)} (${f.keysBefore}→${f.keysAfter})`,
+        ),
+        r.faults.redisFailoversPlanned,
+      ),
   ],
   [
     '**longest stall** (no new result, within 60 s of the broker kill / Redis failover)',
@@ -51,6 +53,11 @@ const CLUSTER_ROWS: Row[] = [
     },
   ],
 ];
+
+/** What happened, one entry a fault, and how many were planned. */
+function planned(happened: string[], plannedCount = 0): string {
+  return `${happened.length === 0 ? 'none' : happened.join('; ')} (planned ${plannedCount})`;
+}
 
 /** Every fault the run injected, by kind: instance faults, broker and Redis ones. */
 export function faultsInjected(r: ChaosRunReport): string {
