@@ -75,3 +75,21 @@ export function ledBy(
     replicas: [leader, ...(partition % 2 ? [...others].reverse() : others)],
   }));
 }
+
+/**
+ * Runs `start` until it no longer fails with a retriable Kafka error, or the deadline. On the
+ * cluster a node may not know a topic the controllers have just created, and a client whose
+ * metadata request lands there is told UNKNOWN_TOPIC_OR_PARTITION for a moment.
+ */
+export async function whenTopicsKnown<T>(start: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      if ((error as { retriable?: boolean }).retriable !== true || Date.now() > deadline)
+        throw error;
+    }
+    await sleep(1_000);
+  }
+}

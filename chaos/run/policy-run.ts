@@ -16,7 +16,7 @@ import type { ChaosBroker } from '../infra/chaos-broker';
 import type { ChaosCluster } from '../infra/chaos-cluster';
 import type { ChaosRedis } from '../infra/chaos-redis';
 import { ChaosVendor, chaosFaults } from '../infra/chaos-vendor';
-import { createTopicsPatiently, type TopicLayout } from '../infra/run-topics';
+import { createTopicsPatiently, whenTopicsKnown, type TopicLayout } from '../infra/run-topics';
 import { groupLag } from '../observe/group-lag';
 import { auditInput } from '../observe/input-audit';
 import { RebalanceWatch } from '../observe/rebalance-watch';
@@ -68,10 +68,9 @@ export async function runPolicy(
   if (leader !== undefined)
     say(`broker ${leader} coordinates the group and leads every input and result partition`);
   const vendor = await ChaosVendor.start();
-  const collector = await new ResultCollector(kafka, {
-    results,
-    deadLetter: topics.TOPIC_DEAD_LETTER,
-  }).start();
+  const collector = await whenTopicsKnown(() =>
+    new ResultCollector(kafka, { results, deadLetter: topics.TOPIC_DEAD_LETTER }).start(),
+  );
   const wiring = {
     runId,
     policy,
