@@ -125,6 +125,24 @@ export class RedisSentinelGroup {
     this.nodes.find((n) => n.port === port)?.process?.kill('SIGSTOP');
   }
 
+  /**
+   * Closes the primary's links to its replicas (`CLIENT KILL TYPE replica`); returns how many it
+   * closed. A paused replica cannot link again, so nothing the primary writes from then on
+   * reaches it: not even what the kernel had buffered on a link that stayed open, which a
+   * resumed replica would still read and apply.
+   */
+  async cutReplicas(primaryPort: number): Promise<number> {
+    const closed = await this.ask(
+      primaryPort,
+      this.options.password,
+      'CLIENT',
+      'KILL',
+      'TYPE',
+      'replica',
+    );
+    return Number(closed);
+  }
+
   resume(port: number): void {
     this.nodes.find((n) => n.port === port)?.process?.kill('SIGCONT');
   }
