@@ -40,8 +40,8 @@ describe('chaos options of a --cluster run', () => {
       orders: 600,
       kills: 8,
       scaleCycles: 1,
-      clusterPorts: { kafka: 39600, redis: 39700, sentinel: 39710 },
-      httpBasePort: 39801,
+      clusterPorts: { kafka: 24600, redis: 24700, sentinel: 24710 },
+      httpBasePort: 24801,
     });
   });
 

@@ -78,9 +78,9 @@ const USAGE = `npm run chaos -- [options]
   --redis-failovers N     redis-failover: kill -9 of the Redis primary; Sentinel promotes a
                           replica, the old node returns as a replica after 5-15 s (default 2;
                           smoke 1)
-  --cluster-port N        --cluster: first Kafka node (default 39600; nodes N, N+2, N+4)
-  --redis-node-port N     --cluster: first Redis node (default 39700; nodes N..N+2)
-  --sentinel-port N       --cluster: first Sentinel (default 39710; Sentinels N..N+2)
+  --cluster-port N        --cluster: first Kafka node (default 24600; nodes N, N+2, N+4)
+  --redis-node-port N     --cluster: first Redis node (default 24700; nodes N..N+2)
+  --sentinel-port N       --cluster: first Sentinel (default 24710; Sentinels N..N+2)
   --graceful              a graceful round: every instance change is a SIGTERM (restarted after
                           the same delay as a kill), broker and Redis restarts default to 0, and
                           the verdict is stricter (no list twice, every stop within
@@ -100,7 +100,7 @@ const USAGE = `npm run chaos -- [options]
   --partitions N          partitions of every topic (default 6)
   --kafka-port N          the run's own broker (default 39392; controller on N+1)
   --redis-port N          the run's own Redis (default 36379)
-  --http-port N           first HTTP_PORT of the instances (default 38301; cluster 39801)
+  --http-port N           first HTTP_PORT of the instances (default 38301; cluster 24801)
   --service-env K=V       extra env for every instance (repeatable)
   --src REF               run the service built from this commit's src/ (built apart under
                           .cache/chaos/build), not the working tree's dist/
@@ -115,9 +115,9 @@ const FLAGS = {
   scenario: { type: 'string', default: 'both' },
   'broker-kills': { type: 'string' },
   'redis-failovers': { type: 'string' },
-  'cluster-port': { type: 'string', default: '39600' },
-  'redis-node-port': { type: 'string', default: '39700' },
-  'sentinel-port': { type: 'string', default: '39710' },
+  'cluster-port': { type: 'string', default: '24600' },
+  'redis-node-port': { type: 'string', default: '24700' },
+  'sentinel-port': { type: 'string', default: '24710' },
   policy: { type: 'string', default: 'both' },
   seed: { type: 'string', default: '8' },
   rate: { type: 'string' },
@@ -190,7 +190,9 @@ export function parseOptions(argv: string[]): ChaosOptions {
     partitions: positive('partitions', values.partitions),
     kafkaPort: positive('kafka-port', values['kafka-port']),
     redisPort: positive('redis-port', values['redis-port']),
-    httpBasePort: positive('http-port', values['http-port'] ?? (cluster ? '39801' : '38301')),
+    // The cluster's nine processes and its instances listen below Linux's ephemeral range
+    // (32768-60999), so no client connection of the moment can hold one of their ports.
+    httpBasePort: positive('http-port', values['http-port'] ?? (cluster ? '24801' : '38301')),
     serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
     srcRef: values.src,
     outDir: values.out ?? (smoke ? '.cache/chaos/results' : 'chaos/results'),
