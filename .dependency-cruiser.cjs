@@ -17,6 +17,8 @@ const MAY_IMPORT = {
   // The one Redis connection, its health and the loading of the Lua scripts.
   redis: ['config'],
   idempotency: ['config', 'contracts', 'redis'],
+  // The suppression list (keyed hashes of addresses) in the shared store.
+  suppression: ['config', 'contracts', 'email-api', 'redis'],
   // What replicas share through Redis: the vendor request budget and the gate.
   cluster: ['config', 'contracts', 'metrics', 'email-api', 'idempotency', 'redis'],
   // Contact-list windows: their stores, naming, the placement of an order's member, and the
@@ -31,6 +33,7 @@ const MAY_IMPORT = {
     'delivery',
     'outbound',
     'redis',
+    'suppression',
   ],
   delivery: [
     'config',
@@ -41,6 +44,7 @@ const MAY_IMPORT = {
     'idempotency',
     'templates',
     'cluster',
+    'suppression',
   ],
   outbound: ['config', 'contracts', 'kafka', 'tracing'],
   dispatch: [
@@ -52,6 +56,7 @@ const MAY_IMPORT = {
     'idempotency',
     'outbound',
     'windows',
+    'suppression',
   ],
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],

@@ -60,7 +60,7 @@ describe('the AsyncAPI document', () => {
     expect(document?.channels().all().map((c) => c.address())).toEqual(
       CHANNELS.map((c) => committed.channels[c.id].address),
     );
-    expect(document?.operations().filterByReceive().length).toBe(4);
+    expect(document?.operations().filterByReceive().length).toBe(5);
     expect(document?.operations().filterBySend().length).toBe(4);
   });
 
@@ -84,7 +84,7 @@ describe('the AsyncAPI document', () => {
         }
       }
     }
-    expect(checked).toBe(4 * 3 + 3 * 2);
+    expect(checked).toBe(5 * 3 + 3 * 2);
   });
 
   it.each(Object.keys(TYPE_OF) as CorpusTopic[])(
@@ -128,6 +128,7 @@ describe('the AsyncAPI document', () => {
       'order.placed.v1': 'orderPlaced',
       'email.campaign.requested.v1': 'campaignRequested',
       'email.contact_list.requested.v1': 'contactListRequested',
+      'email.suppression.requested.v1': 'suppressionRequested',
     };
     const problems = examples.map((event) => {
       const channel = channelOf[event.type as string];

@@ -3,6 +3,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { CampaignAction, Planner } from '../templates/planner';
 import type { PlannerRegistry } from '../templates/planner.registry';
 import type { ActionRunner } from './action.runner';
+import type { SuppressionCommands } from './suppression.commands';
 import { DispatchService } from './dispatch.service';
 
 const event = { id: 'evt-1', type: 'user.signed_up.v1' } as unknown as InboundEvent;
@@ -19,9 +20,14 @@ function campaign(extra: Partial<CampaignAction>): CampaignAction {
 }
 
 function serviceWith(action: CampaignAction, metrics: MetricsService): DispatchService {
-  const planner: Planner = { name: 'welcome', eventType: 'user.signed_up.v1', plan: () => action };
+  const planner: Planner = {
+    name: 'welcome',
+    eventType: 'user.signed_up.v1',
+    category: 'transactional',
+    plan: () => action,
+  };
   const registry = { forEventType: () => [planner] } as unknown as PlannerRegistry;
-  return new DispatchService(registry, {} as ActionRunner, metrics);
+  return new DispatchService(registry, {} as ActionRunner, metrics, {} as SuppressionCommands);
 }
 
 async function fallbacks(metrics: MetricsService): Promise<unknown[]> {

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { MetricsService } from '../metrics/metrics.service';
 import { PlannerRegistry } from '../templates/planner.registry';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
+import { SuppressionCommands } from './suppression.commands';
 
 /** An event that cannot be planned: no template for its type, or a template threw. */
 export type Unplannable = Extract<DispatchOutcome, { kind: 'unplannable' }>;
@@ -23,10 +25,15 @@ export class DispatchService {
     private readonly templates: PlannerRegistry,
     private readonly runner: ActionRunner,
     private readonly metrics: MetricsService,
+    private readonly suppression: SuppressionCommands,
   ) {}
 
-  /** Every template's action for the event, or why there is none (the event is dead-lettered). */
+  /**
+   * Every template's action for the event, or why there is none (the event is dead-lettered).
+   * A suppression command plans nothing: it is no template's, and `run` carries it out.
+   */
   plan(event: InboundEvent): PlannedAction[] | Unplannable {
+    if (event.type === EMAIL_SUPPRESSION_REQUESTED_V1) return [];
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
       return {
@@ -58,6 +65,10 @@ export class DispatchService {
 
   /** Runs each planned action to its result; resolves when every one is on Kafka. */
   run(event: InboundEvent, planned: PlannedAction[], source: EventSource): Promise<Dispatched> {
+    if (event.type === EMAIL_SUPPRESSION_REQUESTED_V1) {
+      // Applied to the shared store, idempotently: a failure leaves the record uncommitted.
+      return this.suppression.apply(event).then(() => ({ kind: 'dispatched', actions: {} }));
+    }
     // A continuation, not a suspended async function, while the actions run (every record in
     // flight holds one); and no Promise.all, nor arrays of statuses, for one template, the
     // common case.

@@ -47,6 +47,7 @@ describe(configurationDoc.name, () => {
       '## Idempotency',
       '## Shutdown',
       '## Templates',
+      '## Consent',
     ]);
   });
 
