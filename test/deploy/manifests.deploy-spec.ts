@@ -160,10 +160,11 @@ function loadedConfig(deployment: IDeployment): AppConfig {
         env[variable.name] = sample;
       }
     }
-    // Each key file is read from a stand-in holding a sample key.
+    // Each key file is read from a stand-in holding a sample key, as long as the longest minimum
+    // a key setting has (SUPPRESSION_HASH_KEY: 32 characters).
     for (const name of Object.keys(env).filter((n) => n.endsWith('_FILE'))) {
       const standIn = join(dir, basename(env[name]));
-      writeFileSync(standIn, 'sample-key\n');
+      writeFileSync(standIn, 'sample-key-of-forty-characters-for-tests\n');
       env[name] = standIn;
     }
     return loadConfig(env);
