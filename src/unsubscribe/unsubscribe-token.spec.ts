@@ -70,7 +70,10 @@ describe(UnsubscribeTokens.name, () => {
 
     it('refuses a token sealed under another key with the same key id', () => {
       const token = tokens.seal('a@example.com', 'marketing');
-      const stranger = new UnsubscribeTokens([key()], 90 * DAY, clock).seal('a@example.com', 'marketing');
+      const stranger = new UnsubscribeTokens([key()], 90 * DAY, clock).seal(
+        'a@example.com',
+        'marketing',
+      );
       const spliced = `${token.split('.')[0]}.${stranger.split('.')[1]}`;
       expect(tokens.open(spliced)).toEqual({ ok: false, why: 'forged' });
     });
