@@ -55,6 +55,9 @@ const MAY_IMPORT = {
   ],
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],
+  // One-click unsubscribe: its public listener, tokens and outbox; its events go out through
+  // outbound, its outbox lives in Redis.
+  unsubscribe: ['config', 'contracts', 'outbound', 'redis'],
   // The AsyncAPI document: the contracts' schemas under the configured topic names, and its route.
   asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.
