@@ -56,8 +56,8 @@ const MAY_IMPORT = {
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],
   // One-click unsubscribe: its public listener, tokens and outbox; its events go out through
-  // outbound, its outbox lives in Redis.
-  unsubscribe: ['config', 'contracts', 'outbound', 'redis'],
+  // outbound, its outbox lives in Redis; email-api for the recipient type its links are added to.
+  unsubscribe: ['config', 'contracts', 'email-api', 'outbound', 'redis'],
   // The AsyncAPI document: the contracts' schemas under the configured topic names, and its route.
   asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.

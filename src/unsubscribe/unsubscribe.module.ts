@@ -7,6 +7,7 @@ import { MemoryUnsubscribeOutbox } from './memory-unsubscribe.outbox';
 import { RedisUnsubscribeOutbox } from './redis-unsubscribe.outbox';
 import { SUPPRESSION_WRITER, type SuppressionWriter } from './suppression-writer';
 import { UnsubscribeDrain } from './unsubscribe.drain';
+import { UnsubscribeLinks } from './unsubscribe-links';
 import { UnsubscribeListener } from './unsubscribe.listener';
 import { UNSUBSCRIBE_OUTBOX, type UnsubscribeOutbox } from './unsubscribe.outbox';
 import { UnsubscribeTokens } from './unsubscribe-token';
@@ -46,7 +47,8 @@ import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
     UnsubscribeDrain,
     Unsubscriber,
     UnsubscribeListener,
+    UnsubscribeLinks,
   ],
-  exports: [UNSUBSCRIBE_TOKENS],
+  exports: [UnsubscribeLinks],
 })
 export class UnsubscribeModule {}
