@@ -62,7 +62,7 @@ describe('one-click unsubscribe', () => {
 
   it('suppresses the next marketing send and publishes email.unsubscribed.v1', async () => {
     const command = campaignRequested(1, uniqueName('unsub'));
-    const { recipients } = command.data as CampaignRequest;
+    const { recipients } = command.data as unknown as CampaignRequest;
     const [ada, bob] = recipients.to.map((r) => r.email);
     const answer = await post(tokens.seal(ada, 'marketing'));
     expect(answer.status).toBe(200);
