@@ -17,6 +17,8 @@ const MAY_IMPORT = {
   // The one Redis connection, its health and the loading of the Lua scripts.
   redis: ['config'],
   idempotency: ['config', 'contracts', 'redis'],
+  // The suppression list (keyed hashes of addresses) in the shared store.
+  suppression: ['config', 'contracts', 'email-api', 'redis'],
   // What replicas share through Redis: the vendor request budget and the gate.
   cluster: ['config', 'contracts', 'metrics', 'email-api', 'idempotency', 'redis'],
   // Contact-list windows: their stores, naming, the placement of an order's member, and the
@@ -31,6 +33,7 @@ const MAY_IMPORT = {
     'delivery',
     'outbound',
     'redis',
+    'suppression',
   ],
   delivery: [
     'config',
@@ -41,6 +44,7 @@ const MAY_IMPORT = {
     'idempotency',
     'templates',
     'cluster',
+    'suppression',
   ],
   outbound: ['config', 'contracts', 'kafka', 'tracing'],
   dispatch: [
@@ -52,12 +56,15 @@ const MAY_IMPORT = {
     'idempotency',
     'outbound',
     'windows',
+    'suppression',
+    'unsubscribe',
   ],
   inbound: ['config', 'contracts', 'metrics', 'tracing', 'kafka', 'dispatch', 'outbound'],
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],
   // One-click unsubscribe: its public listener, tokens and outbox; its events go out through
-  // outbound, its outbox lives in Redis; email-api for the recipient type its links are added to.
-  unsubscribe: ['config', 'contracts', 'email-api', 'outbound', 'redis'],
+  // outbound, its outbox lives in Redis, its suppressions in the suppression list; email-api for
+  // the recipient type its links are added to.
+  unsubscribe: ['config', 'contracts', 'email-api', 'outbound', 'redis', 'suppression'],
   // The AsyncAPI document: the contracts' schemas under the configured topic names, and its route.
   asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   EMAIL_CAMPAIGN_REQUESTED_V1,
   EMAIL_CONTACT_LIST_REQUESTED_V1,
+  EMAIL_SUPPRESSION_REQUESTED_V1,
   ORDER_PLACED_V1,
   USER_SIGNED_UP_V1,
   type InboundType,
@@ -94,6 +95,17 @@ export function sampleEvent(
             { email: `bob${n}.${run}@example.com`, firstName: 'Bob', country: 'Argentina' },
           ],
         },
+      };
+      return { event, key: id };
+    }
+    case EMAIL_SUPPRESSION_REQUESTED_V1: {
+      const address = `ada${n}.${run}@example.com`;
+      const event: PublishableEvent = {
+        id,
+        type,
+        time,
+        source: '/preferences',
+        data: { action: 'add', address, reason: 'unsubscribed', scope: 'marketing' },
       };
       return { event, key: id };
     }

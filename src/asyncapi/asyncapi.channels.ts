@@ -5,6 +5,7 @@ import { EMAIL_CAMPAIGN_REQUESTED_V1 } from '../contracts/email-campaign-request
 import { EMAIL_CAMPAIGN_SENT_V1 } from '../contracts/email-campaign-sent.v1';
 import { EMAIL_CONTACT_LIST_CREATED_V1 } from '../contracts/email-contact-list-created.v1';
 import { EMAIL_CONTACT_LIST_REQUESTED_V1 } from '../contracts/email-contact-list-requested.v1';
+import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import { EMAIL_DISPATCH_FAILED_V1 } from '../contracts/email-dispatch-failed.v1';
 import { EMAIL_UNSUBSCRIBED_V1 } from '../contracts/email-unsubscribed.v1';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
@@ -35,6 +36,12 @@ export const CHANNELS: readonly ChannelSpec[] = [
     variable: 'TOPIC_CONTACT_LIST_REQUESTED',
     kind: 'inbound',
     type: EMAIL_CONTACT_LIST_REQUESTED_V1,
+  },
+  {
+    id: 'suppressionRequested',
+    variable: 'TOPIC_SUPPRESSION_REQUESTED',
+    kind: 'inbound',
+    type: EMAIL_SUPPRESSION_REQUESTED_V1,
   },
   {
     id: 'campaignSent',

@@ -2,6 +2,7 @@ import { EMAIL_CAMPAIGN_REQUESTED_V1 } from '../contracts/email-campaign-request
 import { EMAIL_CAMPAIGN_SENT_V1 } from '../contracts/email-campaign-sent.v1';
 import { EMAIL_CONTACT_LIST_CREATED_V1 } from '../contracts/email-contact-list-created.v1';
 import { EMAIL_CONTACT_LIST_REQUESTED_V1 } from '../contracts/email-contact-list-requested.v1';
+import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import { EMAIL_DISPATCH_FAILED_V1 } from '../contracts/email-dispatch-failed.v1';
 import { EMAIL_UNSUBSCRIBED_V1 } from '../contracts/email-unsubscribed.v1';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
@@ -55,6 +56,10 @@ export const INBOUND_EXAMPLES: Readonly<Record<string, { source: string; data: o
         { email: 'bob@example.com', firstName: 'Bob', country: 'Argentina' },
       ],
     },
+  },
+  [EMAIL_SUPPRESSION_REQUESTED_V1]: {
+    source: '/preferences',
+    data: { action: 'add', address: 'ada@example.com', reason: 'unsubscribed', scope: 'marketing' },
   },
 };
 

@@ -60,7 +60,7 @@ describe('the AsyncAPI document', () => {
     expect(document?.channels().all().map((c) => c.address())).toEqual(
       CHANNELS.map((c) => committed.channels[c.id].address),
     );
-    expect(document?.operations().filterByReceive().length).toBe(4);
+    expect(document?.operations().filterByReceive().length).toBe(5);
     // Three results, the dead letters and the unsubscribes.
     expect(document?.operations().filterBySend().length).toBe(5);
   });
@@ -85,7 +85,7 @@ describe('the AsyncAPI document', () => {
         }
       }
     }
-    expect(checked).toBe(4 * 3 + 4 * 2);
+    expect(checked).toBe(5 * 3 + 4 * 2);
   });
 
   it.each(Object.keys(TYPE_OF) as CorpusTopic[])(
@@ -129,6 +129,7 @@ describe('the AsyncAPI document', () => {
       'order.placed.v1': 'orderPlaced',
       'email.campaign.requested.v1': 'campaignRequested',
       'email.contact_list.requested.v1': 'contactListRequested',
+      'email.suppression.requested.v1': 'suppressionRequested',
     };
     const problems = examples.map((event) => {
       const channel = channelOf[event.type as string];

@@ -28,6 +28,8 @@ function sectionsFrom(env: EnvironmentVariables) {
     consumer: consumerFrom(env),
     batching: batchingFrom(env),
     idempotency: idempotencyFrom(env),
+    /** The suppression list's address hashing (`src/suppression/`). */
+    suppression: { hashKey: env.SUPPRESSION_HASH_KEY },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     /** How long a stop waits for vendor requests already written before aborting them. */
     shutdownVendorWaitMs:
@@ -61,6 +63,7 @@ function topicsFrom(env: EnvironmentVariables) {
     orderPlaced: env.TOPIC_ORDER_PLACED,
     campaignRequested: env.TOPIC_CAMPAIGN_REQUESTED,
     contactListRequested: env.TOPIC_CONTACT_LIST_REQUESTED,
+    suppressionRequested: env.TOPIC_SUPPRESSION_REQUESTED,
     campaignSent: env.TOPIC_CAMPAIGN_SENT,
     contactListCreated: env.TOPIC_CONTACT_LIST_CREATED,
     dispatchFailed: env.TOPIC_DISPATCH_FAILED,
@@ -254,6 +257,7 @@ export class AppConfig implements AppConfigSections {
   readonly consumer!: ConsumerConfig;
   readonly batching!: BatchingConfig;
   readonly idempotency!: IdempotencyConfig;
+  readonly suppression!: AppConfigSections['suppression'];
   readonly shutdownTimeoutMs!: number;
   readonly shutdownVendorWaitMs!: number;
   readonly templates!: TemplatesConfig;
@@ -271,7 +275,13 @@ export class AppConfig implements AppConfigSections {
   get inboundTopics(): string[] {
     const t = this.topics;
     return [
-      ...new Set([t.userSignedUp, t.orderPlaced, t.campaignRequested, t.contactListRequested]),
+      ...new Set([
+        t.userSignedUp,
+        t.orderPlaced,
+        t.campaignRequested,
+        t.contactListRequested,
+        t.suppressionRequested,
+      ]),
     ];
   }
 
@@ -296,6 +306,7 @@ export class AppConfig implements AppConfigSections {
       ...kafkaSecrets(this.kafka),
       passwordOf(this.idempotency.redisUrl),
       this.idempotency.redisSentinelPassword,
+      this.suppression.hashKey,
       ...this.unsubscribe.tokenKeys,
     ];
     return candidates.filter((s): s is string => typeof s === 'string' && s.length > 0);
@@ -307,6 +318,7 @@ export class AppConfig implements AppConfigSections {
       ...this,
       kafka: redactKafkaSecurity(this.kafka),
       vendor: { ...this.vendor, relayAccessToken: '[redacted]', apiKey: '[redacted]' },
+      suppression: { hashKey: '[redacted]' },
       idempotency: {
         ...this.idempotency,
         redisUrl: redactUrl(this.idempotency.redisUrl),

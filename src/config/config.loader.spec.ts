@@ -9,6 +9,7 @@ const production = {
   VENDOR_RELAY_ACCESS_TOKEN: 'relay-secret-value',
   VENDOR_API_KEY: 'api-secret-value',
   SENDER_FROM_EMAIL: 'hello@shop.example',
+  SUPPRESSION_HASH_KEY: 'suppression-hash-key-secret-value-32',
 };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {

@@ -8,7 +8,7 @@ import { UnsubscribeEnvironment } from './environment/unsubscribe.env';
  *
  * The variables are declared by area, one class per file in `environment/`, each extending the
  * one before: service, kafka, topics, vendor, sender, consumer, batching, idempotency, shutdown, templates,
- * unsubscribe.
+ * consent, unsubscribe.
  * The chain is there so that this one class carries every area's decorators (class-validator,
  * class-transformer and `default.decorator.ts` all read inherited ones), and problems are
  * reported in the areas' order. A new setting is a field in its area's class plus the line in

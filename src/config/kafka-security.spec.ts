@@ -10,6 +10,7 @@ const production = {
   VENDOR_RELAY_ACCESS_TOKEN: 'relay-secret-value',
   VENDOR_API_KEY: 'api-secret-value',
   SENDER_FROM_EMAIL: 'hello@shop.example',
+  SUPPRESSION_HASH_KEY: 'suppression-hash-key-secret-value-32',
 };
 
 type Env = Record<string, string | undefined>;

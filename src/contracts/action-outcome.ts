@@ -13,10 +13,20 @@ export type ActionOutcome =
       locale?: string;
       recipientCount: number;
       batchRecipientCount: number;
+      /** Recipients left out as suppressed (never their addresses); absent for none. */
+      suppressedCount?: number;
       /** An earlier attempt may have reached the vendor too (a possible second email). */
       ambiguous?: true;
     }
-  | { status: 'created'; listId: string; name: string; memberCount: number; ambiguous?: true }
+  | {
+      status: 'created';
+      listId: string;
+      name: string;
+      memberCount: number;
+      /** Members left out as suppressed (never their addresses); absent for none. */
+      suppressedCount?: number;
+      ambiguous?: true;
+    }
   | {
       status: 'failed';
       /**
@@ -26,6 +36,9 @@ export type ActionOutcome =
        */
       errorCode: string;
       vendorStatus?: number;
+      /** A `DispatchFailureReason` (`SUPPRESSED`), when there is a finer cause. */
+      reasonCode?: string;
+      suppressedCount?: number;
       message: string;
       ambiguous?: true;
     };

@@ -9,6 +9,7 @@ import {
   type EmailContactListCreatedV1,
 } from './email-contact-list-created.v1';
 import type { EmailContactListRequestedV1 } from './email-contact-list-requested.v1';
+import type { EmailSuppressionRequestedV1 } from './email-suppression-requested.v1';
 import {
   DISPATCH_FAILURE_RETRIABLE,
   EMAIL_DISPATCH_FAILED_V1,
@@ -47,7 +48,8 @@ const inboundAgree: [
   Agree<Plain<OrderPlacedV1>, Plain<Client.OrderPlacedV1>>,
   Agree<Plain<EmailCampaignRequestedV1>, Plain<Client.EmailCampaignRequestedV1>>,
   Agree<Plain<EmailContactListRequestedV1>, Plain<Client.EmailContactListRequestedV1>>,
-] = [true, true, true, true];
+  Agree<Plain<EmailSuppressionRequestedV1>, Plain<Client.EmailSuppressionRequestedV1>>,
+] = [true, true, true, true, true];
 
 const resultDataAgree: [
   Agree<EmailCampaignSentV1['data'], Client.EmailCampaignSentV1Data>,

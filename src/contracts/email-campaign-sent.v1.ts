@@ -50,6 +50,15 @@ export class EmailCampaignSentV1Data {
   batchRecipientCount!: number;
 
   /**
+   * How many of this event's recipients were not sent because they are on the suppression list
+   * (no address is ever named). Absent when none was.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  suppressedCount?: number;
+
+  /**
    * Present (true) when an earlier attempt of this send may have reached the vendor too: a
    * crash after the request was written, or an answer lost to a timeout or reset.
    */

@@ -1,4 +1,4 @@
-import { Equals, IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
+import { Equals, IsBoolean, IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import type { ResultEvent } from './result-event';
 
 export const EMAIL_DISPATCH_FAILED_V1 = 'email.dispatch.failed.v1';
@@ -27,6 +27,24 @@ export const DISPATCH_FAILURE_RETRIABLE = {
 
 export type DispatchFailureCode = keyof typeof DISPATCH_FAILURE_RETRIABLE;
 
+/**
+ * The `reasonCode`s of `email.dispatch.failed.v1`: a finer cause under an `errorCode`, added
+ * within v1. A new `errorCode` would break v1 (its published schema lists the codes, so a
+ * subscriber that validates against it would refuse one it does not know); a reason is an
+ * optional string beside a code every subscriber knows. Like the codes, a reason never changes
+ * name or meaning.
+ */
+export const DISPATCH_FAILURE_REASONS = {
+  /**
+   * Every recipient (or member) is on the suppression list for this template's category: nothing
+   * was sent. Published with `errorCode` `INVALID_REQUEST` (a pre-send check refused the
+   * recipients), not retriable: redriving sends nothing while the address stays suppressed.
+   */
+  SUPPRESSED: 'INVALID_REQUEST',
+} as const satisfies Record<string, DispatchFailureCode>;
+
+export type DispatchFailureReason = keyof typeof DISPATCH_FAILURE_REASONS;
+
 export const DISPATCH_FAILURE_CODES = Object.keys(
   DISPATCH_FAILURE_RETRIABLE,
 ) as readonly DispatchFailureCode[];
@@ -49,6 +67,20 @@ export class EmailDispatchFailedV1Data {
   /** One of `DISPATCH_FAILURE_CODES`; stable across releases (docs/events.md lists them). */
   @IsIn(DISPATCH_FAILURE_CODES)
   errorCode!: DispatchFailureCode;
+
+  /**
+   * A finer cause, one of `DISPATCH_FAILURE_REASONS` (`SUPPRESSED`); absent when the code says
+   * all there is. A string in the schema, so that a later reason stays a compatible change.
+   */
+  @IsOptional()
+  @IsString()
+  reasonCode?: string;
+
+  /** With `reasonCode` `SUPPRESSED`: how many recipients (or members) are suppressed. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  suppressedCount?: number;
 
   /** The vendor's HTTP status, when the vendor answered. */
   @IsOptional()

@@ -1,12 +1,10 @@
 import { IsIn, IsString } from 'class-validator';
+import { SUPPRESSION_SCOPES, type SuppressionScope } from './email-suppression-requested.v1';
 import { IsRfc3339 } from './is-rfc3339';
 import type { ResultEvent } from './result-event';
 import { TEMPLATE_CATEGORIES, type TemplateCategory } from './template-category';
 
 export const EMAIL_UNSUBSCRIBED_V1 = 'email.unsubscribed.v1';
-
-/** Which mail an unsubscribe stops: `marketing` only, or `all` mail. */
-export const UNSUBSCRIBE_SCOPES = ['marketing', 'all'] as const;
 
 /**
  * The `data` of `email.unsubscribed.v1`; its decorators are its published JSON Schema. Unlike
@@ -26,8 +24,8 @@ export class EmailUnsubscribedV1Data {
   category!: TemplateCategory;
 
   /** The mail it stops from now on: `marketing` only, or `all` mail. */
-  @IsIn(UNSUBSCRIBE_SCOPES)
-  scope!: (typeof UNSUBSCRIBE_SCOPES)[number];
+  @IsIn(SUPPRESSION_SCOPES)
+  scope!: SuppressionScope;
 
   /** When mailbridge stored the unsubscribe (RFC 3339, UTC). */
   @IsRfc3339()

@@ -7,6 +7,10 @@ import {
   EMAIL_CONTACT_LIST_REQUESTED_V1,
   EmailContactListRequestedV1,
 } from './email-contact-list-requested.v1';
+import {
+  EMAIL_SUPPRESSION_REQUESTED_V1,
+  EmailSuppressionRequestedV1,
+} from './email-suppression-requested.v1';
 import type { EventEnvelope } from './event-envelope';
 import { ORDER_PLACED_V1, OrderPlacedV1 } from './order-placed.v1';
 import { USER_SIGNED_UP_V1, UserSignedUpV1 } from './user-signed-up.v1';
@@ -17,6 +21,7 @@ export const INBOUND_CONTRACTS: Readonly<Record<string, ClassConstructor<EventEn
   [ORDER_PLACED_V1]: OrderPlacedV1,
   [EMAIL_CAMPAIGN_REQUESTED_V1]: EmailCampaignRequestedV1,
   [EMAIL_CONTACT_LIST_REQUESTED_V1]: EmailContactListRequestedV1,
+  [EMAIL_SUPPRESSION_REQUESTED_V1]: EmailSuppressionRequestedV1,
 };
 
 /**
@@ -32,7 +37,12 @@ export const INBOUND_READERS: Readonly<Record<string, 'tolerant' | 'strict'>> = 
   [ORDER_PLACED_V1]: 'tolerant',
   [EMAIL_CAMPAIGN_REQUESTED_V1]: 'strict',
   [EMAIL_CONTACT_LIST_REQUESTED_V1]: 'strict',
+  [EMAIL_SUPPRESSION_REQUESTED_V1]: 'strict',
 };
 
 export type InboundEvent =
-  UserSignedUpV1 | OrderPlacedV1 | EmailCampaignRequestedV1 | EmailContactListRequestedV1;
+  | UserSignedUpV1
+  | OrderPlacedV1
+  | EmailCampaignRequestedV1
+  | EmailContactListRequestedV1
+  | EmailSuppressionRequestedV1;

@@ -68,6 +68,7 @@ describe('what each schema promises', () => {
       'order.placed.v1': 'domain-event',
       'email.campaign.requested.v1': 'command',
       'email.contact_list.requested.v1': 'command',
+      'email.suppression.requested.v1': 'command',
       'email.campaign.sent.v1': 'result',
       'email.contact_list.created.v1': 'result',
       'email.dispatch.failed.v1': 'result',

@@ -1,4 +1,5 @@
 import type { Context } from '@opentelemetry/api';
+import type { TemplateCategory } from '../contracts/template-category';
 import type { HeldClaim } from '../idempotency/idempotency.store';
 import type { CampaignAction, ContactListAction } from '../templates/planner';
 
@@ -11,6 +12,8 @@ export type DeliveredAction = CampaignAction | ExactListAction;
 /** A claimed action on its way to the vendor. */
 export interface ActionTicket {
   claim: HeldClaim;
+  /** The template's category: which suppressions stop the action's recipients or members. */
+  category: TemplateCategory;
   /** An earlier attempt may already have reached the vendor (taken over, policy `resend`). */
   ambiguous: boolean;
   /** The event's trace: the vendor request that carries the action links to it. */

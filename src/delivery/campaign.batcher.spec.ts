@@ -1,7 +1,12 @@
 import type { CampaignSendHooks } from '../email-api/vendor.client';
 import { StoppingError, VendorError, VendorWithheldError } from '../email-api/vendor.errors';
 import type { CampaignRequest, CampaignSendResult } from '../email-api/vendor.types';
-import { CampaignBatcher, type CampaignSender, type SendLedger } from './campaign.batcher';
+import {
+  CampaignBatcher,
+  type CampaignSender,
+  type SendLedger,
+  type SuppressionCheck,
+} from './campaign.batcher';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 
@@ -268,6 +273,7 @@ describe(CampaignBatcher.name, () => {
     expect(await first).toEqual({
       sent: [{ recipient: recipient(1), requestId: 'req-a', message: 'ok' }],
       failed: [],
+      suppressed: [],
       batchRecipientCount: 2,
       ambiguousAttempts: 0,
     });
@@ -275,6 +281,113 @@ describe(CampaignBatcher.name, () => {
     expect(mixed.sent.map((s) => s.recipient.email)).toEqual(['r2@example.com']);
     expect(mixed.failed).toEqual([{ recipient: recipient(3), error: failure }]);
     expect(mixed.batchRecipientCount).toBe(3);
+  });
+
+  describe('with a suppression check', () => {
+    const claim = (n: number) => ({
+      key: `e${n}:t`,
+      holder: { instance: 'i', handling: `h${n}` },
+    });
+
+    /** A check that suppresses the addresses given, for every category or marketing only. */
+    function checkOf(all: string[], marketingOnly: string[] = []) {
+      const calls: Array<Array<{ address: string; category: string }>> = [];
+      const check: SuppressionCheck = {
+        checkEach: (asked) => {
+          calls.push([...asked]);
+          return Promise.resolve(
+            asked.map(
+              ({ address, category }) =>
+                all.includes(address) ||
+                (category === 'marketing' && marketingOnly.includes(address)),
+            ),
+          );
+        },
+      };
+      return { check, calls };
+    }
+
+    it('withholds suppressed recipients, asking once per request, and tells each caller which', async () => {
+      jest.useRealTimers();
+      const sender = new RecordingSender();
+      const { check, calls } = checkOf(['r2@example.com'], ['r3@example.com']);
+      const batcher = new CampaignBatcher(
+        sender,
+        { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
+        undefined,
+        undefined,
+        undefined,
+        check,
+      );
+      const marketing = batcher.add('k', content, [recipient(1), recipient(2)], {
+        claim: claim(1),
+        category: 'marketing',
+      });
+      const transactional = batcher.add('k', content, [recipient(3)], {
+        claim: claim(2),
+        category: 'transactional',
+      });
+      const [first, second] = await Promise.all([marketing, transactional]);
+      expect(calls).toHaveLength(1); // one round trip for the whole request
+      expect(sender.requests.map((r) => r.recipients.to.map((t) => t.email))).toEqual([
+        ['r1@example.com', 'r3@example.com'],
+      ]);
+      expect(first.sent.map((s) => s.recipient)).toEqual([recipient(1)]);
+      expect(first.suppressed).toEqual([recipient(2)]);
+      expect(first.failed).toEqual([]);
+      // Suppressed for marketing only: a transactional template still reaches it.
+      expect(second.sent.map((s) => s.recipient)).toEqual([recipient(3)]);
+      expect(second.suppressed).toEqual([]);
+    });
+
+    it('writes nothing when every recipient is suppressed, and marks no claim', async () => {
+      jest.useRealTimers();
+      const sender = new RecordingSender();
+      const marked: string[] = [];
+      const ledger: SendLedger = {
+        markSending: (claims) => {
+          marked.push(...claims.map((c) => c.key));
+          return Promise.resolve(new Set(claims.map((c) => c.key)));
+        },
+      };
+      const { check } = checkOf(['r1@example.com']);
+      const batcher = new CampaignBatcher(
+        sender,
+        { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
+        ledger,
+        undefined,
+        undefined,
+        check,
+      );
+      const results = await batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        category: 'transactional',
+      });
+      expect(results.suppressed).toEqual([recipient(1)]);
+      expect(results.sent).toEqual([]);
+      expect(marked).toEqual([]);
+      expect(sender.requests[0].recipients.to).toEqual([]);
+    });
+
+    it('sends nothing when the list cannot be read: the action claims again', async () => {
+      jest.useRealTimers();
+      const sender = new RecordingSender();
+      const check: SuppressionCheck = { checkEach: () => Promise.reject(new Error('down')) };
+      const batcher = new CampaignBatcher(
+        sender,
+        { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
+        undefined,
+        undefined,
+        undefined,
+        check,
+      );
+      const results = batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        category: 'marketing',
+      });
+      await expect(results).rejects.toBeInstanceOf(ClaimLostError);
+      expect(sender.requests[0].recipients.to).toEqual([]);
+    });
   });
 
   describe('with a ledger', () => {
@@ -322,8 +435,14 @@ describe(CampaignBatcher.name, () => {
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
         ledger,
       );
-      const first = batcher.add('k', content, [recipient(1)], { claim: claim(1) });
-      const second = batcher.add('k', content, [recipient(2)], { claim: claim(2) });
+      const first = batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        category: 'marketing',
+      });
+      const second = batcher.add('k', content, [recipient(2)], {
+        claim: claim(2),
+        category: 'marketing',
+      });
       first.then(
         () => log.push('told 1'),
         () => undefined,
@@ -358,7 +477,7 @@ describe(CampaignBatcher.name, () => {
         lingerMs: 10_000,
       });
       const both = [1, 2].map((n) =>
-        batcher.add('k', content, [recipient(n)], { claim: claim(n) }),
+        batcher.add('k', content, [recipient(n)], { claim: claim(n), category: 'marketing' }),
       );
       for (const added of both) await expect(added).rejects.toBe(refused);
     });
@@ -377,8 +496,14 @@ describe(CampaignBatcher.name, () => {
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
         store,
       );
-      const kept = batcher.add('k', content, [recipient(1)], { claim: claim(1) });
-      const lost = batcher.add('k', content, [recipient(2)], { claim: claim(2) });
+      const kept = batcher.add('k', content, [recipient(1)], {
+        claim: claim(1),
+        category: 'marketing',
+      });
+      const lost = batcher.add('k', content, [recipient(2)], {
+        claim: claim(2),
+        category: 'marketing',
+      });
       await expect(lost).rejects.toBeInstanceOf(ClaimLostError);
       expect((await kept).sent).toHaveLength(1);
       expect(sender.requests.map((r) => r.recipients.to.map((t) => t.email))).toEqual([

@@ -11,9 +11,15 @@ import type {
   CampaignSendResult,
 } from '../email-api/vendor.types';
 import { RequestCallers } from './request-callers';
-import type { BatchedAction, Entry, RecipientResults, SendLedger } from './batch-entry';
+import type {
+  BatchedAction,
+  Entry,
+  RecipientResults,
+  SendLedger,
+  SuppressionCheck,
+} from './batch-entry';
 
-export type { BatchedAction, RecipientResults, SendLedger };
+export type { BatchedAction, RecipientResults, SendLedger, SuppressionCheck };
 
 export interface CampaignSender {
   /** `recipientJson`: each of `request.recipients.to` serialised, for the bodies to reuse. */
@@ -70,8 +76,12 @@ const RECHECK_MIN_MS = 10;
  * same recipients, against the vendor's rate limit). Caught up, or filling slowly, a request goes
  * at its linger as before, so a steady flow pays no more than `lingerMs`.
  *
- * With a ledger, the claims of each vendor request are marked `sending` in one atomic step just
- * before it is written (a claim lost by then is not sent). Each caller hears what became of its
+ * With a suppression check, the recipients of each vendor request are checked in one store round
+ * trip just before it is written, and those on the list are withheld (`RequestCallers`): a check
+ * when a recipient joins would miss an address suppressed while its request gathers or waits
+ * for its budget token. Batching does not change: a withheld recipient still counted towards
+ * its request's size. With a ledger, the claims of each vendor request are marked `sending` in
+ * one atomic step just before it is written (a claim lost by then is not sent). Each caller hears what became of its
  * recipients the moment the last of them is answered (`RequestCallers`); recording the outcome
  * is the caller's.
  */
@@ -85,6 +95,7 @@ export class CampaignBatcher {
     private readonly ledger?: SendLedger,
     private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
     private readonly clock: Clock = systemClock,
+    private readonly suppression?: SuppressionCheck,
   ) {}
 
   /** Adds one caller's recipients; resolves with what became of them once they are answered. */
@@ -194,7 +205,7 @@ export class CampaignBatcher {
   private async send(batch: OpenBatch): Promise<void> {
     const entries = batch.entries;
     const to = entries.flatMap((e) => e.recipients);
-    const callers = new RequestCallers(entries, this.ledger);
+    const callers = new RequestCallers(entries, this.ledger, this.suppression);
     const span = this.tracing?.vendorRequest(
       'send campaign',
       entries.map((e) => e.action?.trace),

@@ -6,7 +6,12 @@ import {
   unavailable,
   vendorTrouble,
 } from '../../test/support/vendor-trouble';
-import { VendorAuthError, VendorError, VendorRequestError } from '../email-api/vendor.errors';
+import {
+  VendorAuthError,
+  VendorError,
+  VendorNetworkError,
+  VendorRequestError,
+} from '../email-api/vendor.errors';
 import type { CampaignRecipient } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
 import type { BatchedAction, CampaignBatcher, RecipientResults } from './campaign.batcher';
@@ -26,13 +31,19 @@ const campaign = (...recipients: CampaignRecipient[]): Action => ({
 });
 const ticket = (more: Partial<ActionTicket> = {}): ActionTicket => ({
   claim: { key: 'evt-1:welcome', holder: { instance: 'i-1', handling: 'h-1' } },
+  category: 'transactional',
   ambiguous: false,
   ...more,
 });
 
 /** What one `add` call answers: recipients sent in `requestId`, or failed with an error. */
 type Answer =
-  | { sent: CampaignRecipient[]; failed?: Array<[CampaignRecipient, VendorError]>; lost?: number }
+  | {
+      sent: CampaignRecipient[];
+      failed?: Array<[CampaignRecipient, VendorError]>;
+      suppressed?: CampaignRecipient[];
+      lost?: number;
+    }
   | Error;
 
 /**
@@ -59,6 +70,7 @@ class FakeCampaigns {
     return Promise.resolve({
       sent: answer.sent.map((recipient) => ({ recipient, requestId: `req-${n}`, message: 'ok' })),
       failed: (answer.failed ?? []).map(([recipient, error]) => ({ recipient, error })),
+      suppressed: answer.suppressed ?? [],
       batchRecipientCount: 10 * n,
       ambiguousAttempts: answer.lost ?? 0,
     });
@@ -93,8 +105,53 @@ describe(CampaignDelivery.name, () => {
       batchRecipientCount: 10,
     });
     // The batched recipients go under the claim, which the batcher marks before the write.
-    expect(campaigns.actions).toEqual([{ claim: ticket().claim, trace: undefined }]);
+    expect(campaigns.actions).toEqual([
+      { claim: ticket().claim, category: 'transactional', trace: undefined },
+    ]);
     expect(trips).not.toHaveBeenCalled();
+  });
+
+  it('sends the others and counts the suppressed recipients, never naming one', async () => {
+    const { service, campaigns } = setUp([{ sent: [to(1), to(3)], suppressed: [to(2)] }]);
+    const outcome = await service.deliver(campaign(to(1), to(2), to(3)), ticket());
+    expect(outcome).toEqual({
+      status: 'sent',
+      requestIds: ['req-1'],
+      message: 'ok',
+      campaignId: 'c-1',
+      recipientCount: 2,
+      batchRecipientCount: 10,
+      suppressedCount: 1,
+    });
+    expect(JSON.stringify(outcome)).not.toContain('@');
+    expect(campaigns.calls).toHaveLength(1); // a suppressed recipient is never tried again
+  });
+
+  it('fails as SUPPRESSED, not retriable, when every recipient is suppressed', async () => {
+    const { service, trips } = setUp([{ sent: [], suppressed: [to(1), to(2)] }]);
+    const outcome = await service.deliver(campaign(to(1), to(2)), ticket());
+    expect(outcome).toEqual({
+      status: 'failed',
+      errorCode: 'INVALID_REQUEST',
+      reasonCode: 'SUPPRESSED',
+      suppressedCount: 2,
+      message: 'not sent: all 2 recipients are on the suppression list',
+    });
+    expect(trips).not.toHaveBeenCalled();
+  });
+
+  it('does not send again a suppressed recipient when others go again after trouble', async () => {
+    const { service, campaigns } = setUp([
+      {
+        sent: [to(1)],
+        suppressed: [to(2)],
+        failed: [[to(3), new VendorNetworkError('reset', 'ECONNRESET', true)]],
+      },
+      { sent: [to(3)] },
+    ]);
+    const outcome = await service.deliver(campaign(to(1), to(2), to(3)), ticket());
+    expect(campaigns.calls[1]).toEqual([to(3)]);
+    expect(outcome).toMatchObject({ status: 'sent', recipientCount: 2, suppressedCount: 1 });
   });
 
   it("keeps the locale of a template's copy in the outcome, for its result", async () => {

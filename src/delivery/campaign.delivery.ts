@@ -11,10 +11,13 @@ import {
   isTransient,
   VendorTrouble,
 } from './vendor-trouble';
+import { suppressedFailure } from './suppressed-failure';
 
 /** What a campaign action's attempts got through so far. */
 interface SentSoFar {
   requestIds: string[];
+  /** Recipients withheld as suppressed: not sent, and never tried again. */
+  suppressed: number;
   message: string;
   batchRecipientCount: number;
   ambiguous: boolean;
@@ -37,11 +40,12 @@ export class CampaignDelivery {
   async deliver(action: CampaignAction, ticket: ActionTicket): Promise<ActionOutcome> {
     const soFar: SentSoFar = {
       requestIds: [],
+      suppressed: 0,
       message: '',
       batchRecipientCount: 0,
       ambiguous: ticket.ambiguous,
     };
-    const batched = { claim: ticket.claim, trace: ticket.trace };
+    const batched = { claim: ticket.claim, category: ticket.category, trace: ticket.trace };
     let pending: CampaignRecipient[] = action.recipients;
     for (;;) {
       if (!this.trouble.passable) await this.trouble.waitOpen();
@@ -55,7 +59,7 @@ export class CampaignDelivery {
       }
       this.trouble.countLostAnswers(results.ambiguousAttempts);
       addSent(soFar, results);
-      if (results.failed.length === 0) return sentOutcome(action, soFar);
+      if (results.failed.length === 0) return doneOutcome(action, soFar);
       const final = this.failedFor(action, results.failed, soFar);
       if (final) return final;
       pending = results.failed.map((f) => f.recipient);
@@ -88,6 +92,7 @@ export class CampaignDelivery {
 
 /** Adds what `results` got through: its requests (each once, in order), its size, its doubt. */
 function addSent(soFar: SentSoFar, results: RecipientResults): void {
+  soFar.suppressed += results.suppressed.length;
   for (const { requestId } of results.sent) {
     if (!soFar.requestIds.includes(requestId)) soFar.requestIds.push(requestId);
   }
@@ -96,8 +101,14 @@ function addSent(soFar: SentSoFar, results: RecipientResults): void {
   soFar.ambiguous ||= results.ambiguousAttempts > 0;
 }
 
-/** Every request that carried the action, the largest of them, ambiguous if any attempt was. */
-function sentOutcome(action: CampaignAction, soFar: SentSoFar): ActionOutcome {
+/**
+ * Every recipient answered: `sent` with every request that carried the action, the largest of
+ * them, ambiguous if any attempt was, and how many were withheld as suppressed; or, when every
+ * recipient was suppressed, the failure that says so (nothing was written).
+ */
+function doneOutcome(action: CampaignAction, soFar: SentSoFar): ActionOutcome {
+  const total = action.recipients.length;
+  if (soFar.suppressed >= total) return suppressedFailure(total, 'recipient', soFar.ambiguous);
   return flagged(
     {
       status: 'sent',
@@ -105,8 +116,9 @@ function sentOutcome(action: CampaignAction, soFar: SentSoFar): ActionOutcome {
       message: soFar.message,
       campaignId: action.content.campaignId,
       ...(action.locale ? { locale: action.locale } : {}),
-      recipientCount: action.recipients.length,
+      recipientCount: total - soFar.suppressed,
       batchRecipientCount: soFar.batchRecipientCount,
+      ...(soFar.suppressed > 0 ? { suppressedCount: soFar.suppressed } : {}),
     },
     soFar.ambiguous,
   );

@@ -12,6 +12,9 @@ import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store'
 import type { ActionTicket, ExactListAction } from './action-ticket';
 import type { ContactListBatcher, CreatedList, ListSend } from './contact-list.batcher';
 import { ContactListDelivery } from './contact-list.delivery';
+import { AddressKeyer } from '../suppression/address-key';
+import { MemorySuppressionStore } from '../suppression/memory-suppression.store';
+import { SuppressionList } from '../suppression/suppression-list';
 
 const member: ContactMember = { email: 'm@example.com', firstName: 'M' };
 const exactList: ExactListAction = {
@@ -22,17 +25,20 @@ const exactList: ExactListAction = {
 };
 const ticket = (): ActionTicket => ({
   claim: { key: 'evt-1:welcome', holder: { instance: 'i-1', handling: 'h-1' } },
+  category: 'marketing',
   ambiguous: false,
 });
 
 /** Stands in for `ContactListBatcher`: the next scripted answer for each list created. */
 class FakeLists {
   calls = 0;
+  readonly members: ContactMember[][] = [];
   constructor(private readonly answers: Array<Error | { ambiguousAttempts?: number }>) {}
 
   async createExact(name: string, members: ContactMember[], send: ListSend): Promise<CreatedList> {
     if (!(await send.markSending())) throw new ClaimLostError(name);
     this.calls++;
+    this.members.push(members);
     const answer = this.answers.shift();
     if (!answer) throw new Error('no answer scripted');
     if (answer instanceof Error) throw answer;
@@ -54,8 +60,17 @@ function setUp(
   const claims = new MemoryIdempotencyStore(3600);
   // The ticket's claim, held as the runner holds it while it delivers.
   void claims.claim('evt-1:welcome', { instance: 'i-1', handling: 'h-1' }, 60_000);
-  const service = new ContactListDelivery(lists as unknown as ContactListBatcher, claims, trouble);
-  return { service, lists, claims, trips, count };
+  const suppression = new SuppressionList(
+    new MemorySuppressionStore(),
+    new AddressKeyer('a-key-for-the-spec-only-32-characters'),
+  );
+  const service = new ContactListDelivery(
+    lists as unknown as ContactListBatcher,
+    claims,
+    trouble,
+    suppression,
+  );
+  return { service, lists, claims, trips, count, suppression };
 }
 
 describe(ContactListDelivery.name, () => {
@@ -78,6 +93,33 @@ describe(ContactListDelivery.name, () => {
       kind: 'reclaimed',
       maybeSent: true,
     });
+  });
+
+  it('leaves suppressed members out, counting them, and creates the list with the others', async () => {
+    const { service, lists, suppression } = setUp([{}]);
+    const other: ContactMember = { email: 'o@example.com' };
+    await suppression.add('M@example.com', 'marketing', 'complained');
+    const outcome = await service.deliver({ ...exactList, members: [member, other] }, ticket());
+    expect(lists.members).toEqual([[other]]);
+    expect(outcome).toEqual({
+      status: 'created',
+      listId: 'list-1',
+      name: 'vip',
+      memberCount: 1,
+      suppressedCount: 1,
+    });
+  });
+
+  it('creates nothing and fails as suppressed when every member is', async () => {
+    const { service, lists, suppression } = setUp([{}]);
+    await suppression.add('m@example.com', 'all', 'bounced');
+    expect(await service.deliver(exactList, ticket())).toMatchObject({
+      status: 'failed',
+      errorCode: 'INVALID_REQUEST',
+      reasonCode: 'SUPPRESSED',
+      suppressedCount: 1,
+    });
+    expect(lists.calls).toBe(0);
   });
 
   it('sends nothing when the claim was lost before the write', async () => {

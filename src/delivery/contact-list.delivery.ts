@@ -6,6 +6,8 @@ import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempot
 import type { ActionTicket, ExactListAction } from './action-ticket';
 import { ContactListBatcher, type CreatedList, type ListSend } from './contact-list.batcher';
 import { ambiguousFailure, failedOutcome, flagged, VendorTrouble } from './vendor-trouble';
+import { suppressedFailure } from './suppressed-failure';
+import { SuppressionList } from '../suppression/suppression-list';
 
 /**
  * Creates one contact list through the gate and back to its outcome: an exact-list command's
@@ -19,18 +21,35 @@ export class ContactListDelivery {
     @Inject(ContactListBatcher) private readonly lists: ContactListBatcher,
     @Inject(IDEMPOTENCY_STORE) private readonly claims: IdempotencyStore,
     private readonly trouble: VendorTrouble,
+    private readonly suppression: SuppressionList,
   ) {}
 
-  /** The exact list a command names, marked `sending` under its claim just before it is written. */
-  deliver(action: ExactListAction, ticket: ActionTicket): Promise<ActionOutcome> {
+  /**
+   * The exact list a command names, marked `sending` under its claim just before it is written,
+   * without the members on the suppression list (checked in one round trip first); none left,
+   * nothing is written and the action fails as suppressed.
+   */
+  async deliver(action: ExactListAction, ticket: ActionTicket): Promise<ActionOutcome> {
     const { claim } = ticket;
-    return this.create(action.name, action.members, {
+    const verdicts = await this.suppression.check(
+      action.members.map((m) => m.email),
+      ticket.category,
+    );
+    const members = action.members.filter((_, i) => !verdicts[i]);
+    const left = action.members.length - members.length;
+    if (left > 0 && members.length === 0) {
+      return suppressedFailure(left, 'member', ticket.ambiguous);
+    }
+    const outcome = await this.create(action.name, members, {
       ambiguous: ticket.ambiguous,
       send: {
         markSending: async () => (await this.claims.markSending([claim])).has(claim.key),
         traces: [ticket.trace],
       },
     });
+    return left > 0 && outcome.status === 'created'
+      ? { ...outcome, suppressedCount: left }
+      : outcome;
   }
 
   /** `ambiguous`: an earlier attempt may have created it already (taken over, policy `resend`). */

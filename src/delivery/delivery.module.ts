@@ -17,6 +17,8 @@ import { campaignSenderOf } from './vendor-adapters';
 import { Tracing } from '../tracing/tracing';
 import { VendorGate } from './vendor.gate';
 import { VendorTrouble } from './vendor-trouble';
+import { SuppressionList } from '../suppression/suppression-list';
+import { SuppressionModule } from '../suppression/suppression.module';
 
 /**
  * Carries claimed actions to the vendor and back to their outcomes: campaigns through their
@@ -29,6 +31,7 @@ import { VendorTrouble } from './vendor-trouble';
     IdempotencyModule,
     MetricsModule,
     ClusterModule,
+    SuppressionModule,
   ],
   providers: [
     {
@@ -41,6 +44,7 @@ import { VendorTrouble } from './vendor-trouble';
         Tracing,
         ConsumerBacklog,
         CLOCK,
+        SuppressionList,
       ],
       useFactory: (
         vendor: VendorClient,
@@ -50,6 +54,7 @@ import { VendorTrouble } from './vendor-trouble';
         tracing: Tracing,
         backlog: ConsumerBacklog,
         clock: Clock,
+        suppression: SuppressionList,
       ) =>
         new CampaignBatcher(
           campaignSenderOf(vendor, metrics),
@@ -64,6 +69,7 @@ import { VendorTrouble } from './vendor-trouble';
           store,
           tracing,
           clock,
+          suppression,
         ),
     },
     {

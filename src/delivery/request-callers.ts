@@ -1,12 +1,13 @@
 import type { CampaignChunkResult } from '../email-api/vendor.types';
 import { ClaimLostError } from '../idempotency/claim-lost.error';
-import type { Entry, RecipientResults, SendLedger } from './batch-entry';
+import type { Entry, RecipientResults, SendLedger, SuppressionCheck } from './batch-entry';
 
 /**
- * The callers of one campaign request: their claims are marked just before each vendor request
- * is written (those lost by then are withheld), and each caller hears what became of its
- * recipients the moment the last of them is answered, not when the request's other chunks are,
- * so that the action's owner records an accepted send at once.
+ * The callers of one campaign request: just before each vendor request is written, its
+ * recipients are checked against the suppression list (those on it are withheld) and the claims
+ * of the callers it still carries are marked (those lost by then are withheld too); each caller
+ * hears what became of its recipients the moment the last of them is answered, not when the
+ * request's other chunks are, so that the action's owner records an accepted send at once.
  */
 export class RequestCallers {
   /** Where each entry's recipients start in the request. */
@@ -17,10 +18,13 @@ export class RequestCallers {
   private readonly byIndex: Array<CampaignChunkResult | undefined>;
   private readonly lost = new Map<Entry, ClaimLostError>();
   private readonly told = new Set<Entry>();
+  /** The recipient indexes found on the suppression list. */
+  private readonly suppressed = new Set<number>();
 
   constructor(
     private readonly entries: Entry[],
     private readonly ledger?: SendLedger,
+    private readonly suppression?: SuppressionCheck,
   ) {
     let offset = 0;
     for (const entry of entries) {
@@ -31,9 +35,20 @@ export class RequestCallers {
     this.byIndex = new Array<CampaignChunkResult | undefined>(offset);
   }
 
-  /** The indexes that may be written: those of entries whose claims are still held, now marked. */
+  /**
+   * The indexes that may be written: those not suppressed, of entries whose claims are still
+   * held, now marked. One store round trip for the check, one for the marks, whatever the number
+   * of recipients: per request, never per recipient.
+   */
   async beforeWrite(indexes: number[]): Promise<Set<number>> {
-    const carried = [...new Set(indexes.map((i) => this.owners[i]))];
+    // Without a check no await either: nothing else changes its turn in the event loop.
+    const unsuppressed = this.suppression ? await this.unsuppressed(indexes) : indexes;
+    if (unsuppressed === undefined) {
+      // Not checked, so not sent: the actions claim again and retry, as for a failed mark.
+      for (const i of indexes) this.lostClaimOf(this.owners[i]);
+      return new Set();
+    }
+    const carried = [...new Set(unsuppressed.map((i) => this.owners[i]))];
     const claims = carried.flatMap((e) => (e.action ? [e.action.claim] : []));
     if (this.ledger && claims.length > 0) {
       let held: Set<string>;
@@ -47,7 +62,39 @@ export class RequestCallers {
         if (key !== undefined && !held.has(key)) this.lost.set(entry, new ClaimLostError(key));
       }
     }
-    return new Set(indexes.filter((i) => !this.lost.has(this.owners[i])));
+    return new Set(unsuppressed.filter((i) => !this.lost.has(this.owners[i])));
+  }
+
+  /**
+   * The indexes whose recipients are not on the suppression list for their action's category
+   * (those that are, remembered); undefined when the list could not be read.
+   */
+  private async unsuppressed(indexes: number[]): Promise<number[] | undefined> {
+    const asked = indexes.filter((i) => this.owners[i].action && !this.suppressed.has(i));
+    if (asked.length === 0) return indexes.filter((i) => !this.suppressed.has(i));
+    let verdicts: boolean[];
+    try {
+      verdicts = await this.suppression!.checkEach(
+        asked.map((i) => ({
+          address: this.recipientAt(i).email,
+          category: this.owners[i].action!.category,
+        })),
+      );
+    } catch {
+      return undefined;
+    }
+    asked.forEach((i, n) => verdicts[n] && this.suppressed.add(i));
+    return indexes.filter((i) => !this.suppressed.has(i));
+  }
+
+  private recipientAt(index: number): Entry['recipients'][number] {
+    const entry = this.owners[index];
+    return entry.recipients[index - this.offsets.get(entry)!];
+  }
+
+  private lostClaimOf(entry: Entry): void {
+    const key = entry.action?.claim.key;
+    if (key !== undefined) this.lost.set(entry, new ClaimLostError(key));
   }
 
   /** A chunk's answer: every caller whose recipients are all answered now hears of them. */
@@ -92,7 +139,7 @@ export class RequestCallers {
     }
     let results: RecipientResults;
     try {
-      results = resultsOf(entry, this.offsets.get(entry)!, this.byIndex);
+      results = resultsOf(entry, this.offsets.get(entry)!, this.byIndex, this.suppressed);
     } catch (error) {
       entry.failed(error);
       return;
@@ -105,10 +152,12 @@ function resultsOf(
   { recipients }: Entry,
   offset: number,
   byIndex: ReadonlyArray<CampaignChunkResult | undefined>,
+  suppressed: ReadonlySet<number>,
 ): RecipientResults {
   const results: RecipientResults = {
     sent: [],
     failed: [],
+    suppressed: [],
     batchRecipientCount: 0,
     ambiguousAttempts: 0,
   };
@@ -118,6 +167,10 @@ function resultsOf(
     const recipient = recipients[i];
     const chunk = byIndex[offset + i];
     if (!chunk) throw new Error(`vendor client returned no outcome for recipient ${offset + i}`);
+    if (suppressed.has(offset + i)) {
+      results.suppressed.push(recipient); // withheld, never written: its chunk is not counted
+      continue;
+    }
     if (!carriers.includes(chunk)) {
       carriers.push(chunk);
       results.batchRecipientCount += chunk.recipientIndexes.length;

@@ -30,7 +30,12 @@ const source: EventSource = {
   offset: '42',
 };
 const planned: PlannedAction = {
-  template: { name: 'welcome', eventType: 'user.signed_up.v1', plan: () => planned.action },
+  template: {
+    name: 'welcome',
+    eventType: 'user.signed_up.v1',
+    category: 'transactional',
+    plan: () => planned.action,
+  },
   action: {
     kind: 'campaign',
     batchKey: 'welcome',
@@ -70,7 +75,11 @@ class HeldDelivery {
 
   /** `WindowPlacement.place`, held the same way (the spec gives it as the runner's windows). */
   place(_action: unknown, order: WindowOrder): Promise<RecordedOutcome> {
-    const ticket = { claim: { key: order.ref, holder: stranger('window') }, ambiguous: false };
+    const ticket = {
+      claim: { key: order.ref, holder: stranger('window') },
+      category: 'marketing' as const,
+      ambiguous: false,
+    };
     return new Promise((answer, fail) =>
       this.calls.push({ kind: 'window', ticket, order, answer, fail }),
     );
@@ -274,6 +283,7 @@ describe(ActionRunner.name, () => {
         eventId: 'evt-1',
         eventType: 'user.signed_up.v1',
         template: 'welcome',
+        category: 'transactional',
         key: Buffer.from('order-1').toString('base64'),
         headers: { traceparent: 'tp-1' },
       });

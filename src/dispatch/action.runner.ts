@@ -132,14 +132,14 @@ export class ActionRunner {
     try {
       if (action.kind === 'contact-list' && action.mode === 'window') {
         // Only stores the member: its result comes with the list (`src/windows/`).
-        return await this.windows.place(action, windowOrder(key, event, template.name, source));
+        return await this.windows.place(action, windowOrder(key, event, template, source));
       }
       // Carried to the vendor, its claim renewed meanwhile: renewed here, in the function that
       // waits anyway, not in one more suspended function per waiting action.
       const claim: HeldClaim = { key, holder };
       this.renewal.hold(claim);
       try {
-        return await this.deliver(claim, action, maybeSent, source);
+        return await this.deliver(claim, template, action, maybeSent, source);
       } finally {
         this.renewal.letGo(claim);
       }
@@ -153,11 +153,12 @@ export class ActionRunner {
   /** Carries a campaign or an exact contact list to the vendor. */
   private deliver(
     claim: HeldClaim,
+    { category }: Planner,
     action: DeliveredAction,
     ambiguous: boolean,
     { trace }: EventSource,
   ): Promise<RecordedOutcome> {
-    const ticket = { claim, ambiguous, trace };
+    const ticket = { claim, category, ambiguous, trace };
     return action.kind === 'campaign'
       ? this.campaigns.deliver(action, ticket)
       : this.contactLists.deliver(action, ticket);

@@ -8,10 +8,13 @@ import { TemplatesModule } from '../templates/templates.module';
 import { ActionRunner } from './action.runner';
 import { DispatchService } from './dispatch.service';
 import { WindowsModule } from '../windows/windows.module';
+import { SuppressionModule } from '../suppression/suppression.module';
+import { SuppressionCommands } from './suppression.commands';
+import { UnsubscribeModule } from '../unsubscribe/unsubscribe.module';
 
 /**
  * Per event: its templates' plans, each claimed, delivered once (or placed in its contact-list
- * window) and answered with a result.
+ * window) and answered with a result; suppression commands carried out on the list.
  */
 @Module({
   imports: [
@@ -21,8 +24,15 @@ import { WindowsModule } from '../windows/windows.module';
     OutboundModule,
     MetricsModule,
     WindowsModule,
+    SuppressionModule,
+    UnsubscribeModule,
   ],
-  providers: [{ provide: CLOCK, useValue: systemClock }, ActionRunner, DispatchService],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    ActionRunner,
+    DispatchService,
+    SuppressionCommands,
+  ],
   exports: [DispatchService],
 })
 export class DispatchModule {}

@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { MetricsService } from '../metrics/metrics.service';
 import { PlannerRegistry } from '../templates/planner.registry';
+import type { TemplateCategory } from '../contracts/template-category';
+import type { TemplateAction } from '../templates/planner';
+import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
+import { SuppressionCommands } from './suppression.commands';
 
 /** An event that cannot be planned: no template for its type, or a template threw. */
 export type Unplannable = Extract<DispatchOutcome, { kind: 'unplannable' }>;
@@ -23,10 +28,16 @@ export class DispatchService {
     private readonly templates: PlannerRegistry,
     private readonly runner: ActionRunner,
     private readonly metrics: MetricsService,
+    private readonly suppression: SuppressionCommands,
+    private readonly links: UnsubscribeLinks,
   ) {}
 
-  /** Every template's action for the event, or why there is none (the event is dead-lettered). */
+  /**
+   * Every template's action for the event, or why there is none (the event is dead-lettered).
+   * A suppression command plans nothing: it is no template's, and `run` carries it out.
+   */
   plan(event: InboundEvent): PlannedAction[] | Unplannable {
+    if (event.type === EMAIL_SUPPRESSION_REQUESTED_V1) return [];
     const templates = this.templates.forEventType(event.type);
     if (templates.length === 0) {
       return {
@@ -38,7 +49,10 @@ export class DispatchService {
     let planned: PlannedAction[];
     try {
       // Templates are pure: an event one of them cannot plan will never be planned.
-      planned = templates.map((template) => ({ template, action: template.plan(event) }));
+      planned = templates.map((template) => ({
+        template,
+        action: this.withUnsubscribeLinks(template.plan(event), template.category),
+      }));
     } catch (error) {
       // Only the error's class is named: its message may quote the event.
       const name = error instanceof Error ? error.name : typeof error;
@@ -56,8 +70,21 @@ export class DispatchService {
     return planned;
   }
 
+  /**
+   * A marketing campaign's recipients each get their own one-click link (`UNSUBSCRIBE_URL`):
+   * added here, not by the template, since sealing one takes a clock and randomness.
+   */
+  private withUnsubscribeLinks(action: TemplateAction, category: TemplateCategory): TemplateAction {
+    if (action.kind !== 'campaign' || category !== 'marketing') return action;
+    return { ...action, recipients: this.links.withLinks(action.recipients, category) };
+  }
+
   /** Runs each planned action to its result; resolves when every one is on Kafka. */
   run(event: InboundEvent, planned: PlannedAction[], source: EventSource): Promise<Dispatched> {
+    if (event.type === EMAIL_SUPPRESSION_REQUESTED_V1) {
+      // Applied to the shared store, idempotently: a failure leaves the record uncommitted.
+      return this.suppression.apply(event).then(() => ({ kind: 'dispatched', actions: {} }));
+    }
     // A continuation, not a suspended async function, while the actions run (every record in
     // flight holds one); and no Promise.all, nor arrays of statuses, for one template, the
     // common case.

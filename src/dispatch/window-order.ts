@@ -1,13 +1,14 @@
 import type { IHeaders } from 'kafkajs';
 import type { WindowOrder } from '../windows/window.store';
 import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { Planner } from '../templates/planner';
 import type { EventSource } from './dispatch-outcome';
 
 /** What a contact-list window keeps of an event, to publish its result once the list exists. */
 export function windowOrder(
   ref: string,
   event: InboundEvent,
-  template: string,
+  { name: template, category }: Pick<Planner, 'name' | 'category'>,
   source: EventSource,
 ): WindowOrder {
   return {
@@ -15,6 +16,7 @@ export function windowOrder(
     eventId: event.id,
     eventType: event.type,
     template,
+    category,
     key: source.key === null ? null : source.key.toString('base64'),
     headers: textHeaders(source.headers),
   };

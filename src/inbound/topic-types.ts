@@ -1,6 +1,7 @@
 import type { TopicsConfig } from '../config/app-config';
 import { EMAIL_CAMPAIGN_REQUESTED_V1 } from '../contracts/email-campaign-requested.v1';
 import { EMAIL_CONTACT_LIST_REQUESTED_V1 } from '../contracts/email-contact-list-requested.v1';
+import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
 import { USER_SIGNED_UP_V1 } from '../contracts/user-signed-up.v1';
 
@@ -17,6 +18,7 @@ export function typesByTopic(topics: TopicsConfig): TypesByTopic {
     [topics.orderPlaced, ORDER_PLACED_V1],
     [topics.campaignRequested, EMAIL_CAMPAIGN_REQUESTED_V1],
     [topics.contactListRequested, EMAIL_CONTACT_LIST_REQUESTED_V1],
+    [topics.suppressionRequested, EMAIL_SUPPRESSION_REQUESTED_V1],
   ];
   const map = new Map<string, Set<string>>();
   for (const [topic, type] of pairs) map.set(topic, (map.get(topic) ?? new Set()).add(type));

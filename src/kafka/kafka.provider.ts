@@ -81,6 +81,7 @@ const TOPIC_VARIABLES: Record<keyof TopicsConfig, string> = {
   orderPlaced: 'TOPIC_ORDER_PLACED',
   campaignRequested: 'TOPIC_CAMPAIGN_REQUESTED',
   contactListRequested: 'TOPIC_CONTACT_LIST_REQUESTED',
+  suppressionRequested: 'TOPIC_SUPPRESSION_REQUESTED',
   campaignSent: 'TOPIC_CAMPAIGN_SENT',
   contactListCreated: 'TOPIC_CONTACT_LIST_CREATED',
   dispatchFailed: 'TOPIC_DISPATCH_FAILED',

@@ -50,6 +50,7 @@ export function resultFor(
           locale: outcome.locale,
           recipientCount: outcome.recipientCount,
           batchRecipientCount: outcome.batchRecipientCount,
+          suppressedCount: outcome.suppressedCount,
           ambiguous: outcome.ambiguous,
         },
       };
@@ -63,26 +64,34 @@ export function resultFor(
           listId: outcome.listId,
           name: outcome.name,
           memberCount: outcome.memberCount,
+          suppressedCount: outcome.suppressedCount,
           ambiguous: outcome.ambiguous,
         },
       };
-    case 'failed': {
-      const errorCode = publishedCode(outcome.errorCode, outcome.vendorStatus);
+    case 'failed':
       return {
         ...base,
         id: resultEventId(EMAIL_DISPATCH_FAILED_V1, source.id, template),
         type: EMAIL_DISPATCH_FAILED_V1,
-        data: {
-          ...origin,
-          errorCode,
-          vendorStatus: outcome.vendorStatus,
-          retriable: DISPATCH_FAILURE_RETRIABLE[errorCode],
-          message: outcome.message,
-          ambiguous: outcome.ambiguous,
-        },
+        data: { ...origin, ...failureData(outcome) },
       };
-    }
   }
+}
+
+/** What a failed result says beyond its origin: the code, and what the outcome adds to it. */
+function failureData(
+  outcome: Extract<ActionOutcome, { status: 'failed' }>,
+): Omit<EmailDispatchFailedV1['data'], 'sourceEventId' | 'sourceEventType' | 'template'> {
+  const errorCode = publishedCode(outcome.errorCode, outcome.vendorStatus);
+  return {
+    errorCode,
+    reasonCode: outcome.reasonCode,
+    suppressedCount: outcome.suppressedCount,
+    vendorStatus: outcome.vendorStatus,
+    retriable: DISPATCH_FAILURE_RETRIABLE[errorCode],
+    message: outcome.message,
+    ambiguous: outcome.ambiguous,
+  };
 }
 
 /** The attributes a result has whatever its type: all but its `id`, `type` and `data`. */

@@ -16,6 +16,7 @@ function listPlanner(name: string) {
   class ListPlanner implements Planner {
     readonly name = name;
     readonly eventType = 'user.signed_up.v1';
+    readonly category = 'marketing' as const;
     plan(): ContactListAction {
       return { kind: 'contact-list', mode: 'exact', name, members: [] };
     }

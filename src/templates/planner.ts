@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { InboundEvent } from '../contracts/inbound-contracts';
+import type { TemplateCategory } from '../contracts/template-category';
 import type { CampaignRecipient, CampaignRequest, ContactMember } from '../email-api/vendor.types';
 import type { LocaleFallback } from './locale.fallback';
 
@@ -54,6 +55,11 @@ export interface Planner<E extends InboundEvent = InboundEvent> {
   /** Stable name: part of idempotency keys and result ids; change it and events resend. */
   readonly name: string;
   readonly eventType: E['type'];
+  /**
+   * Which suppressions stop it: `transactional` only those of scope `all`, `marketing` any.
+   * Every template declares one; docs/architecture.md says why each shipped one has its own.
+   */
+  readonly category: TemplateCategory;
   plan(event: E): TemplateAction;
 }
 

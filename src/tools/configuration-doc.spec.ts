@@ -51,6 +51,7 @@ describe(configurationDoc.name, () => {
       '## Idempotency',
       '## Shutdown',
       '## Templates',
+      '## Consent',
       '## Unsubscribe',
     ]);
   });

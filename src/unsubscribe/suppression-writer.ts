@@ -1,14 +1,12 @@
+import type { SuppressionScope } from '../contracts/email-suppression-requested.v1';
 import type { TemplateCategory } from '../contracts/template-category';
 
-export type { TemplateCategory };
-
-/** Which mail a suppression stops: `marketing` only, or `all` mail (transactional too). */
-export type SuppressionScope = 'marketing' | 'all';
+export type { SuppressionScope, TemplateCategory };
 
 /**
  * What the unsubscribe listener needs of the suppression list: one idempotent add. The list
- * itself is `src/suppression/` (`SuppressionList`), which this port lets the listener use without
- * knowing how it keeps addresses.
+ * itself is `src/suppression/` (`SuppressionList`, bound to this in `unsubscribe.module.ts`); the
+ * listener's specs give it a recording one.
  */
 export interface SuppressionWriter {
   add(address: string, scope: SuppressionScope, reason: 'unsubscribed'): Promise<void>;

@@ -5,7 +5,9 @@ import type { RedisConnection } from '../redis/redis.connection';
 import { REDIS_CONNECTION, RedisModule } from '../redis/redis.module';
 import { MemoryUnsubscribeOutbox } from './memory-unsubscribe.outbox';
 import { RedisUnsubscribeOutbox } from './redis-unsubscribe.outbox';
-import { SUPPRESSION_WRITER, type SuppressionWriter } from './suppression-writer';
+import { SuppressionList } from '../suppression/suppression-list';
+import { SuppressionModule } from '../suppression/suppression.module';
+import { SUPPRESSION_WRITER } from './suppression-writer';
 import { UnsubscribeDrain } from './unsubscribe.drain';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { UnsubscribeListener } from './unsubscribe.listener';
@@ -19,7 +21,7 @@ import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
  * `UNSUBSCRIBE_TOKEN_KEY`.
  */
 @Module({
-  imports: [RedisModule, OutboundModule],
+  imports: [RedisModule, OutboundModule, SuppressionModule],
   providers: [
     {
       provide: UNSUBSCRIBE_TOKENS,
@@ -37,13 +39,7 @@ import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
           ? new RedisUnsubscribeOutbox(redis.client, redis.keyPrefix, () => redis.replicated())
           : new MemoryUnsubscribeOutbox(),
     },
-    {
-      // Until the suppression list of issue 52 is merged in: every POST answers 503.
-      provide: SUPPRESSION_WRITER,
-      useValue: {
-        add: () => Promise.reject(new Error('no suppression list is wired in')),
-      } satisfies SuppressionWriter,
-    },
+    { provide: SUPPRESSION_WRITER, useExisting: SuppressionList },
     UnsubscribeDrain,
     Unsubscriber,
     UnsubscribeListener,

@@ -1,3 +1,4 @@
+import { normalisedAddress } from '../email-api/vendor-request.validator';
 import type { ContactMember } from '../email-api/vendor.types';
 import type {
   ListWindow,
@@ -188,6 +189,7 @@ export class MemoryWindowStore implements WindowStore {
     const list = this.held(name, owner);
     if (!list) return Promise.resolve(false);
     list.state = 'published';
+    list.members.clear();
     list.expiresAt = this.now() + this.options.retentionSeconds * 1000;
     return Promise.resolve(true);
   }
@@ -208,6 +210,14 @@ export class MemoryWindowStore implements WindowStore {
       .filter((l) => l.state !== 'published')
       .map((l) => this.dueAt(l));
     return Promise.resolve(times.length > 0 ? Math.min(...times) : undefined);
+  }
+
+  forget(address: string): Promise<number> {
+    let lists = 0;
+    for (const list of this.lists.values()) {
+      if (list.state !== 'published' && list.members.delete(normalisedAddress(address))) lists++;
+    }
+    return Promise.resolve(lists);
   }
 
   openCounts(): Promise<{ lists: number; members: number }> {

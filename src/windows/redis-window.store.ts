@@ -1,3 +1,4 @@
+import { normalisedAddress } from '../email-api/vendor-request.validator';
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../redis/redis.connection';
 import type { ContactMember } from '../email-api/vendor.types';
@@ -19,7 +20,9 @@ import type {
  *   B w:<window>     hash: `current` list, `parts` (continuations), `lates` (follow-ups)
  *   B o:<window>     hash: order reference → the list it went to (one order, one member)
  *   B l:<list>       hash: state, due, owner, lease, listId, ambiguous
- *   B m:<list>       hash: normalised address → member JSON (the latest details win)
+ *   B m:<list>       hash: normalised address → member JSON (the latest details win); deleted
+ *                    when the list's results are published, and an erased address's member
+ *                    leaves every list not yet published (`forget`)
  *   B r:<list>       hash: order reference → what publishing its result needs (JSON)
  * Every key of a list expires the retention after the list is due (so a day-long window's keys
  * outlive the day), and the retention after its results are published.
@@ -44,6 +47,7 @@ declare module 'ioredis' {
     mailbridgeWindowCreated(...args: string[]): Result<number, Context>;
     mailbridgeWindowPublished(...args: string[]): Result<number, Context>;
     mailbridgeWindowGiveBack(...args: string[]): Result<number, Context>;
+    mailbridgeWindowForget(...args: string[]): Result<number, Context>;
   }
 }
 
@@ -82,6 +86,7 @@ export class RedisWindowStore implements WindowStore {
       mailbridgeWindowCreated: 'window-created',
       mailbridgeWindowPublished: 'window-published',
       mailbridgeWindowGiveBack: 'window-give-back',
+      mailbridgeWindowForget: 'window-forget',
     };
     // Loaded once and then called by SHA (EVALSHA), like the idempotency store's scripts.
     for (const [name, file] of Object.entries(scripts)) {
@@ -212,6 +217,18 @@ export class RedisWindowStore implements WindowStore {
       owner,
       String(dueAt),
     );
+  }
+
+  async forget(address: string): Promise<number> {
+    const lists = await this.redis.mailbridgeWindowForget(
+      '2',
+      this.key('due'),
+      this.key('open'),
+      ...this.head(),
+      normalisedAddress(address),
+    );
+    await this.replicated();
+    return lists;
   }
 
   async nextDue(): Promise<number | undefined> {

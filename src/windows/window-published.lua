@@ -7,5 +7,7 @@ redis.call('HSET', l, 'state', 'published')
 redis.call('ZREM', due, name)
 redis.call('HINCRBY', counts, 'lists', -1)
 redis.call('HINCRBY', counts, 'members', -redis.call('HLEN', m))
-for _, key in ipairs({l, m, r}) do redis.call('EXPIRE', key, retention) end
+-- The members' addresses are needed no more: deleted now, not kept for the retention.
+redis.call('DEL', m)
+for _, key in ipairs({l, r}) do redis.call('EXPIRE', key, retention) end
 return 1

@@ -16,6 +16,9 @@ import type { InstanceLiveness } from '../idempotency/instance-liveness';
 import { MemoryIdempotencyStore } from '../idempotency/memory-idempotency.store';
 import { MetricsService } from '../metrics/metrics.service';
 import type { ResultPublisher } from '../outbound/result.publisher';
+import { AddressKeyer } from '../suppression/address-key';
+import { MemorySuppressionStore } from '../suppression/memory-suppression.store';
+import { SuppressionList } from '../suppression/suppression-list';
 import { WindowCloser } from './window.closer';
 
 const LINGER = 1_000;
@@ -67,10 +70,15 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
   const vendor = new Vendor();
   const metrics = new MetricsService();
   const gate = new VendorGate(clock);
+  const suppression = new SuppressionList(
+    new MemorySuppressionStore(),
+    new AddressKeyer('a-key-for-the-spec-only-32-characters'),
+  );
   const delivery = new ContactListDelivery(
     new ContactListBatcher(vendor),
     claims,
     new VendorTrouble(config, gate, metrics),
+    suppression,
   );
   const published: Published[] = [];
   const publisher = {
@@ -93,6 +101,7 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
       publisher,
       metrics,
       { id: instance } as InstanceLiveness,
+      suppression,
       clock,
     );
   const window = (endIn: number): ListWindow => ({ name: 'l-window', end: clock.now() + endIn });
@@ -107,6 +116,8 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
         template: 'new-customers',
         key: Buffer.from(`order-${n}`).toString('base64'),
         headers: { traceparent: `tp-${n}` },
+        addressKey: suppression.keyOf(`b${n}@example.com`),
+        category: 'marketing',
       },
       address: `b${n}@example.com`,
       member: { email: `b${n}@example.com` },
@@ -117,7 +128,19 @@ function setUp(policy: 'resend' | 'fail' = 'resend') {
     const claim = await claims.claim(`o${n}:new-customers`, { instance: 'x', handling: 'y' }, 1);
     return claim.kind === 'done' ? claim.outcome : claim.kind;
   };
-  return { clock, windows, vendor, published, closer, window, add, outcomeOf, metrics, gate };
+  return {
+    clock,
+    windows,
+    vendor,
+    published,
+    closer,
+    window,
+    add,
+    outcomeOf,
+    metrics,
+    gate,
+    suppression,
+  };
 }
 
 describe(WindowCloser.name, () => {
@@ -166,6 +189,57 @@ describe(WindowCloser.name, () => {
         listId: 'list-1',
       }),
     );
+    await c.beforeApplicationShutdown();
+  });
+
+  it('leaves suppressed and erased members out of the list, and tells their orders why', async () => {
+    const { clock, vendor, published, closer, window, add, windows, suppression } = setUp();
+    const w = window(1_000);
+    for (const n of [1, 2, 3]) await add(w, n);
+    await suppression.add('B2@example.com', 'marketing', 'unsubscribed');
+    await suppression.add('b3@example.com', 'all', 'erased');
+    expect(await windows.forget('b3@example.com')).toBe(1);
+    const c = closer('r1');
+    c.onApplicationBootstrap();
+    await clock.advance(1_000 + LINGER + 1_000);
+    expect(vendor.requests).toEqual([{ name: 'l-window', members: [{ email: 'b1@example.com' }] }]);
+    const suppressed = {
+      status: 'failed',
+      errorCode: 'INVALID_REQUEST',
+      reasonCode: 'SUPPRESSED',
+      suppressedCount: 1,
+      message: 'not sent: the member is on the suppression list',
+    };
+    expect(published.map((p) => [p.eventId, p.outcome])).toEqual([
+      [
+        'o1',
+        {
+          status: 'created',
+          listId: 'list-1',
+          name: 'l-window',
+          memberCount: 1,
+          suppressedCount: 1,
+        },
+      ],
+      ['o2', suppressed],
+      ['o3', suppressed],
+    ]);
+    expect(JSON.stringify(published)).not.toContain('example.com');
+    await c.beforeApplicationShutdown();
+  });
+
+  it('creates no list when every member is suppressed', async () => {
+    const { clock, vendor, published, closer, window, add, suppression } = setUp();
+    const w = window(1_000);
+    await add(w, 1);
+    await suppression.add('b1@example.com', 'all', 'bounced');
+    const c = closer('r1');
+    c.onApplicationBootstrap();
+    await clock.advance(1_000 + LINGER + 1_000);
+    expect(vendor.requests).toEqual([]);
+    expect(published.map((p) => p.outcome)).toEqual([
+      expect.objectContaining({ status: 'failed', reasonCode: 'SUPPRESSED' }),
+    ]);
     await c.beforeApplicationShutdown();
   });
 

@@ -18,6 +18,19 @@ import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../idempotency/idempot
 import { InstanceLiveness } from '../idempotency/instance-liveness';
 import { MetricsService } from '../metrics/metrics.service';
 import { ResultPublisher } from '../outbound/result.publisher';
+import { SuppressionList } from '../suppression/suppression-list';
+import { suppressedFailure } from '../delivery/suppressed-failure';
+import type { ContactMember } from '../email-api/vendor.types';
+
+/** A list's members once checked against the suppression list. */
+interface Screened {
+  /** Those that may be mailed: what the list is created with. */
+  members: ContactMember[];
+  /** The keyed hashes (of members and of orders) on the suppression list. */
+  suppressed: ReadonlySet<string>;
+  /** How many members were left out. */
+  left?: number;
+}
 
 /** The longest the closer sleeps: lists other replicas opened, and lapsed leases, are seen by then. */
 const POLL_MS = 1_000;
@@ -57,6 +70,7 @@ export class WindowCloser
     private readonly publisher: ResultPublisher,
     private readonly metrics: MetricsService,
     private readonly instance: InstanceLiveness,
+    private readonly suppression: SuppressionList,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     // As long as an instance counts as alive: a replica killed mid-way frees its list as soon
@@ -152,8 +166,9 @@ export class WindowCloser
           stage: list.listId ? 'created' : list.maybeSent ? 'sending' : 'taken',
         });
       }
-      const outcome = await this.outcomeOf(list, owner);
-      await this.finish(list, outcome, owner);
+      const screened = await this.screened(list);
+      const outcome = await this.outcomeOf(list, screened, owner);
+      await this.finish(list, outcome, owner, screened);
     } catch (error) {
       if (error instanceof ClaimLostError) {
         // Lost before a write (checked before every one: nothing was written) or before its id
@@ -176,18 +191,51 @@ export class WindowCloser
   }
 
   /**
-   * Records the list's outcome for every order in it, publishes every order's result, and marks
-   * the list published.
+   * The list's members that may be mailed, and the keyed hashes of those that may not: checked
+   * against the suppression list in one round trip, just before the list is created (a check
+   * when an order arrived would miss an address suppressed, or erased, while its window was
+   * open). The orders' hashes are asked too: an erased member has left the list, its order not.
+   * A list created already (by an owner that stopped) is not checked again.
    */
-  private async finish(list: TakenList, outcome: ActionOutcome, owner: string): Promise<void> {
-    await this.claims.complete(list.orders.map((o) => ({ key: o.ref, outcome })));
+  private async screened(list: TakenList): Promise<Screened> {
+    if (list.listId !== undefined) return { members: list.members, suppressed: new Set() };
+    const category = list.orders.find((o) => o.category)?.category ?? 'marketing';
+    const memberKeys = list.members.map((m) => this.suppression.keyOf(m.email));
+    const orderKeys = list.orders.flatMap((o) => (o.addressKey ? [o.addressKey] : []));
+    const suppressed = await this.suppression.suppressedKeys(
+      [...memberKeys, ...orderKeys],
+      category,
+    );
+    const members = list.members.filter((_, i) => !suppressed.has(memberKeys[i]));
+    return { members, suppressed, left: list.members.length - members.length };
+  }
+
+  /**
+   * Records the list's outcome for every order in it (a suppressed member's order: that it was
+   * suppressed), publishes every order's result, and marks the list published.
+   */
+  private async finish(
+    list: TakenList,
+    outcome: ActionOutcome,
+    owner: string,
+    { suppressed }: Screened,
+  ): Promise<void> {
+    const outcomes = list.orders.map((o) =>
+      o.addressKey && suppressed.has(o.addressKey) ? suppressedFailure(1, 'member') : outcome,
+    );
+    await this.claims.complete(list.orders.map((o, i) => ({ key: o.ref, outcome: outcomes[i] })));
     // Results of one list, published in one turn: they travel in one produce request.
     await Promise.all(
-      list.orders.map((o) =>
-        this.publisher.publishResult({ id: o.eventId, type: o.eventType }, o.template, outcome, {
-          key: o.key === null ? null : Buffer.from(o.key, 'base64'),
-          headers: o.headers,
-        }),
+      list.orders.map((o, i) =>
+        this.publisher.publishResult(
+          { id: o.eventId, type: o.eventType },
+          o.template,
+          outcomes[i],
+          {
+            key: o.key === null ? null : Buffer.from(o.key, 'base64'),
+            headers: o.headers,
+          },
+        ),
       ),
     );
     if (!(await this.windows.published(list.name, owner))) {
@@ -196,7 +244,7 @@ export class WindowCloser
     this.metrics.windowListsClosed.inc({
       result: outcome.status === 'created' ? 'created' : 'failed',
     });
-    this.metrics.outcomes.inc({ outcome: outcome.status }, list.orders.length);
+    for (const each of outcomes) this.metrics.outcomes.inc({ outcome: each.status });
     const line = {
       msg: `contact list ${list.name} ${outcome.status}: ${list.members.length} members, ${list.orders.length} results published`,
       list: list.name,
@@ -206,8 +254,15 @@ export class WindowCloser
     else this.logger.log(line);
   }
 
-  /** The list's outcome for every order in it: created (now, or by an earlier owner) or failed. */
-  private async outcomeOf(list: TakenList, owner: string): Promise<ActionOutcome> {
+  /**
+   * The list's outcome for every order in it: created (now, or by an earlier owner) or failed;
+   * failed as suppressed, with nothing written, when every member is.
+   */
+  private async outcomeOf(
+    list: TakenList,
+    { members, left }: Screened,
+    owner: string,
+  ): Promise<ActionOutcome> {
     if (list.listId !== undefined) {
       // Created by an owner that stopped before publishing: never created again.
       return {
@@ -218,6 +273,7 @@ export class WindowCloser
         ...(list.ambiguous ? { ambiguous: true as const } : {}),
       };
     }
+    if (members.length === 0 && left) return suppressedFailure(left, 'member');
     let ambiguous = list.ambiguous;
     if (list.maybeSent) {
       const policy = this.config.idempotency.ambiguousSendPolicy;
@@ -229,7 +285,7 @@ export class WindowCloser
         return ambiguousFailure('an earlier attempt stopped after writing its request');
       ambiguous = true;
     }
-    const outcome = await this.delivery.create(list.name, list.members, {
+    const created = await this.delivery.create(list.name, members, {
       ambiguous,
       send: {
         markSending: () => this.windows.markSending(list.name, owner),
@@ -238,7 +294,8 @@ export class WindowCloser
         traceHeaders: list.orders.map((o) => o.headers),
       },
     });
-    if (outcome.status !== 'created') return outcome;
+    if (created.status !== 'created') return created;
+    const outcome = left ? { ...created, suppressedCount: left } : created;
     // Stored the moment the vendor answers: from here on nobody creates it again.
     const stored = await this.windows.created(
       list.name,

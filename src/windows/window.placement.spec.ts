@@ -2,6 +2,9 @@ import { Logger } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import type { ContactMember } from '../email-api/vendor.types';
 import { MetricsService } from '../metrics/metrics.service';
+import { AddressKeyer } from '../suppression/address-key';
+import { MemorySuppressionStore } from '../suppression/memory-suppression.store';
+import { SuppressionList } from '../suppression/suppression-list';
 import { ContactListWindows } from './contact-list.windows';
 import { MemoryWindowStore } from './memory-window.store';
 import { WindowPlacement, type WindowAction } from './window.placement';
@@ -30,7 +33,11 @@ function setUp() {
     () => 30_000,
   );
   const metrics = new MetricsService();
-  const placement = new WindowPlacement(config, naming, windowStore, metrics);
+  const suppression = new SuppressionList(
+    new MemorySuppressionStore(),
+    new AddressKeyer('a-key-for-the-spec-only-32-characters'),
+  );
+  const placement = new WindowPlacement(config, naming, windowStore, metrics, suppression);
   const count = async (name: string, labels: Record<string, string>) => {
     const metric = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
     const match = metric.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));

@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import type { RecordedOutcome } from '../contracts/action-outcome';
 import { normalisedAddress } from '../email-api/vendor-request.validator';
 import { MetricsService } from '../metrics/metrics.service';
+import { SuppressionList } from '../suppression/suppression-list';
 import type { ContactListAction } from '../templates/planner';
 import { ContactListWindows } from './contact-list.windows';
 import { WINDOW_STORE, type ListWindow, type WindowOrder, type WindowStore } from './window.store';
@@ -28,6 +29,7 @@ export class WindowPlacement {
     @Inject(ContactListWindows) private readonly naming: ContactListWindows,
     @Inject(WINDOW_STORE) private readonly store: WindowStore,
     private readonly metrics: MetricsService,
+    private readonly suppression: SuppressionList,
   ) {}
 
   /** Stores the order's member in its window; `order` is what publishing its result needs. */
@@ -37,7 +39,8 @@ export class WindowPlacement {
     const placed = await this.store.add({
       window,
       present,
-      order,
+      // Its keyed hash, not the address: enough to find the order when its list is created.
+      order: { ...order, addressKey: this.suppression.keyOf(member.email) },
       address: normalisedAddress(member.email),
       member,
     });

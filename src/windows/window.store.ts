@@ -1,3 +1,4 @@
+import type { TemplateCategory } from '../contracts/template-category';
 import type { ContactMember } from '../email-api/vendor.types';
 
 /** A time window of one family of lists, named by the list it opens (`new-customers-<window>`). */
@@ -22,6 +23,14 @@ export interface WindowOrder {
   /** The record's key, base64; null for a record without one. */
   key: string | null;
   headers: Record<string, string>;
+  /**
+   * The member address's keyed hash (`SuppressionList.keyOf`), never the address: what finds
+   * the order again when its member turns out suppressed, or was erased, by the time its list is
+   * created. Absent in orders stored by an earlier release.
+   */
+  addressKey?: string;
+  /** Its template's category; absent in orders of an earlier release (read as `marketing`). */
+  category?: TemplateCategory;
 }
 
 /** One order's member for a window. */
@@ -95,12 +104,20 @@ export interface WindowStore {
   markSending(name: string, owner: string): Promise<boolean>;
   /** The vendor created the list: stored at once, so no later owner creates it again. */
   created(name: string, owner: string, listId: string, ambiguous: boolean): Promise<boolean>;
-  /** Every order's result is on Kafka: the list is done, its keys expire after the retention. */
+  /**
+   * Every order's result is on Kafka: the list is done, its members deleted at once (nothing
+   * needs their addresses any more) and its other keys expire after the retention.
+   */
   published(name: string, owner: string): Promise<boolean>;
   /** Gives a list back (at shutdown): due again at `dueAt`, a `sending` mark kept. */
   giveBack(name: string, owner: string, dueAt: number): Promise<void>;
   /** When the next list is due (or its lease ends), if any is. */
   nextDue(): Promise<number | undefined>;
+  /**
+   * Erasure: removes the member of this address (normalised, as members are stored) from every
+   * list not yet published (a published list keeps no members); resolves with how many held it.
+   */
+  forget(address: string): Promise<number>;
   /** Lists not yet published and their members, for the metrics. */
   openCounts(): Promise<{ lists: number; members: number }>;
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import { REDIS_CONNECTION, RedisModule } from '../redis/redis.module';
 import { ContactListWindows } from './contact-list.windows';
 import { MemoryWindowStore } from './memory-window.store';
 import { RedisWindowStore } from './redis-window.store';
+import { SuppressionModule } from '../suppression/suppression.module';
 import { WindowCloser } from './window.closer';
 import { WindowPlacement } from './window.placement';
 import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './window.store';
@@ -20,7 +21,14 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
  * that creates each list once it is due and answers its orders.
  */
 @Module({
-  imports: [IdempotencyModule, MetricsModule, DeliveryModule, OutboundModule, RedisModule],
+  imports: [
+    IdempotencyModule,
+    MetricsModule,
+    DeliveryModule,
+    OutboundModule,
+    RedisModule,
+    SuppressionModule,
+  ],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     {
@@ -60,6 +68,6 @@ import { WINDOW_STORE, type WindowStore, type WindowStoreOptions } from './windo
     WindowPlacement,
     WindowCloser,
   ],
-  exports: [WindowPlacement],
+  exports: [WindowPlacement, WINDOW_STORE],
 })
 export class WindowsModule {}

@@ -130,6 +130,7 @@ describe('a request whose holder gave it back while a retry waited', () => {
       };
       const sending = batcher.add('k', content, [{ email: 'ada@example.com', attributes: {} }], {
         claim: { key, holder: a },
+        category: 'transactional',
       });
       const outcome = sending.then(
         () => 'delivered',

@@ -24,6 +24,7 @@ import { serviceEnv, uniqueTopics } from '../support/service-harness';
 const welcome: Planner = {
   name: 'welcome',
   eventType: 'user.signed_up.v1',
+  category: 'transactional',
   plan: (event) => ({
     kind: 'campaign',
     batchKey: 'welcome',

@@ -44,6 +44,7 @@ class HeldVendor {
 const welcome: Planner = {
   name: 'welcome',
   eventType: 'user.signed_up.v1',
+  category: 'transactional',
   plan: (event) => ({
     kind: 'campaign',
     batchKey: 'welcome',

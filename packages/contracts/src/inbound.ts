@@ -9,6 +9,7 @@ export const USER_SIGNED_UP_V1 = 'user.signed_up.v1';
 export const ORDER_PLACED_V1 = 'order.placed.v1';
 export const EMAIL_CAMPAIGN_REQUESTED_V1 = 'email.campaign.requested.v1';
 export const EMAIL_CONTACT_LIST_REQUESTED_V1 = 'email.contact_list.requested.v1';
+export const EMAIL_SUPPRESSION_REQUESTED_V1 = 'email.suppression.requested.v1';
 
 /** Every event type mailbridge accepts. */
 export const INBOUND_TYPES = [
@@ -16,6 +17,7 @@ export const INBOUND_TYPES = [
   ORDER_PLACED_V1,
   EMAIL_CAMPAIGN_REQUESTED_V1,
   EMAIL_CONTACT_LIST_REQUESTED_V1,
+  EMAIL_SUPPRESSION_REQUESTED_V1,
 ] as const;
 
 export type InboundType = (typeof INBOUND_TYPES)[number];
@@ -29,6 +31,7 @@ export const INBOUND_TOPICS: Readonly<Record<InboundType, string>> = {
   [ORDER_PLACED_V1]: 'order.placed.v1',
   [EMAIL_CAMPAIGN_REQUESTED_V1]: 'email.campaign.requested.v1',
   [EMAIL_CONTACT_LIST_REQUESTED_V1]: 'email.contact_list.requested.v1',
+  [EMAIL_SUPPRESSION_REQUESTED_V1]: 'email.suppression.requested.v1',
 };
 
 /** The attributes every inbound event carries: CloudEvents 1.0 context attributes. */
@@ -202,9 +205,29 @@ export interface EmailContactListRequestedV1 extends EventEnvelope {
   data: ContactListRequest;
 }
 
+export interface SuppressionRequest {
+  /** `add` puts the address on the suppression list for `scope`; `remove` takes it off. */
+  action: 'add' | 'remove';
+  address: string;
+  /** `erased` also removes the address from everywhere else mailbridge keeps it. */
+  reason: 'unsubscribed' | 'bounced' | 'complained' | 'erased' | 'manual';
+  /** `marketing` stops marketing templates only; `all` transactional mail too. */
+  scope: 'marketing' | 'all';
+}
+
+/** `email.suppression.requested.v1`: an address added to or removed from the suppression list. */
+export interface EmailSuppressionRequestedV1 extends EventEnvelope {
+  type: typeof EMAIL_SUPPRESSION_REQUESTED_V1;
+  data: SuppressionRequest;
+}
+
 /** Any event mailbridge accepts, discriminated by `type`. */
 export type InboundEvent =
-  UserSignedUpV1 | OrderPlacedV1 | EmailCampaignRequestedV1 | EmailContactListRequestedV1;
+  | UserSignedUpV1
+  | OrderPlacedV1
+  | EmailCampaignRequestedV1
+  | EmailContactListRequestedV1
+  | EmailSuppressionRequestedV1;
 
 export function isInboundType(type: string): type is InboundType {
   return (INBOUND_TYPES as readonly string[]).includes(type);

@@ -54,6 +54,8 @@ export interface EmailCampaignSentV1Data extends AnswersSourceEvent {
   recipientCount: number;
   /** How many recipients the vendor request carried in all (shared with other events). */
   batchRecipientCount: number;
+  /** How many of this event's recipients are suppressed and were not sent; absent for none. */
+  suppressedCount?: number;
   /** Present when an earlier attempt of this send may have reached the vendor too. */
   ambiguous?: true;
 }
@@ -63,6 +65,8 @@ export interface EmailContactListCreatedV1Data extends AnswersSourceEvent {
   listId: string;
   name: string;
   memberCount: number;
+  /** How many members are suppressed and were left out of the list; absent for none. */
+  suppressedCount?: number;
   ambiguous?: true;
 }
 
@@ -81,8 +85,21 @@ export const DISPATCH_FAILURE_RETRIABLE = {
 
 export type DispatchFailureCode = keyof typeof DISPATCH_FAILURE_RETRIABLE;
 
+/**
+ * The `reasonCode`s of `email.dispatch.failed.v1`, each with the `errorCode` it comes with: a
+ * finer cause, added within v1. `SUPPRESSED`: every recipient or member is on the suppression
+ * list; nothing was sent.
+ */
+export const DISPATCH_FAILURE_REASONS = {
+  SUPPRESSED: 'INVALID_REQUEST',
+} as const satisfies Record<string, DispatchFailureCode>;
+
 export interface EmailDispatchFailedV1Data extends AnswersSourceEvent {
   errorCode: DispatchFailureCode;
+  /** A finer cause (`DISPATCH_FAILURE_REASONS`); a string, since later releases may add some. */
+  reasonCode?: string;
+  /** With `reasonCode` `SUPPRESSED`: how many recipients or members are suppressed. */
+  suppressedCount?: number;
   vendorStatus?: number;
   retriable: boolean;
   /** Never personal data or keys. */

@@ -33,6 +33,11 @@ export class TopicsEnvironment extends KafkaEnvironment {
   @Matches(TOPIC)
   TOPIC_CONTACT_LIST_REQUESTED!: string;
 
+  /** Inbound topic of suppression commands (an address added to or removed from the list). */
+  @Default('email.suppression.requested.v1')
+  @Matches(TOPIC)
+  TOPIC_SUPPRESSION_REQUESTED!: string;
+
   /** Result topic of the campaign sends the vendor accepted. */
   @Default('email.campaign.sent.v1')
   @Matches(TOPIC)

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { Default, LocalDefault, ReadableFromFile } from '../default.decorator';
-import { TemplatesEnvironment } from './templates.env';
+import { ConsentEnvironment } from './consent.env';
 import { httpUrl } from './values';
 
 /** A key only for local runs: its links reach nothing but a loopback listener. */
@@ -11,7 +11,7 @@ export const LOCAL_UNSUBSCRIBE_TOKEN_KEY = 'bG9jYWwtdW5zdWJzY3JpYmUta2V5LW5vdC1z
 const BASE64_32_BYTES = /^\s*[A-Za-z0-9+/]{43}=\s*$/;
 
 /** One-click unsubscribe (`UNSUBSCRIBE_*`): its public listener, its links and their tokens. */
-export class UnsubscribeEnvironment extends TemplatesEnvironment {
+export class UnsubscribeEnvironment extends ConsentEnvironment {
   /**
    * The key that seals unsubscribe links, 32 random bytes in base64 (`openssl rand -base64 32`),
    * usually from `UNSUBSCRIBE_TOKEN_KEY_FILE`. Unset: no public listener and no links. Every

@@ -17,6 +17,8 @@ import { Planner, type CampaignAction, type CampaignContent } from '../planner';
 @Planner()
 export class CampaignCommandPlanner implements Planner<EmailCampaignRequestedV1> {
   readonly name = 'campaign-command';
+  /** A command may mail any address for any purpose: marketing unless it says otherwise. */
+  readonly category = 'marketing' as const;
   readonly eventType = EMAIL_CAMPAIGN_REQUESTED_V1;
 
   constructor(private readonly config: AppConfig) {}

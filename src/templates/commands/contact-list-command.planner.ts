@@ -10,6 +10,8 @@ import { Planner, type ContactListAction } from '../planner';
 @Planner()
 export class ContactListCommandPlanner implements Planner<EmailContactListRequestedV1> {
   readonly name = 'contact-list-command';
+  /** A vendor contact list is an audience for campaigns. */
+  readonly category = 'marketing' as const;
   readonly eventType = EMAIL_CONTACT_LIST_REQUESTED_V1;
 
   plan(event: EmailContactListRequestedV1): ContactListAction {

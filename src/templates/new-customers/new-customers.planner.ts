@@ -12,6 +12,8 @@ import { Planner, type ContactListAction } from '../planner';
 @Planner()
 export class NewCustomersPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'new-customers';
+  /** Lists of new customers are audiences for campaigns. */
+  readonly category = 'marketing' as const;
   readonly eventType = ORDER_PLACED_V1;
   private readonly windowMs: number;
 

@@ -35,6 +35,8 @@ interface Reading {
 @Planner()
 export class OrderConfirmationPlanner implements Planner<OrderPlacedV1> {
   readonly name = 'order-confirmation';
+  /** The customer needs it for the order they placed. */
+  readonly category = 'transactional' as const;
   readonly eventType = ORDER_PLACED_V1;
   private readonly template: CampaignTemplate<(typeof ORDER_ATTRIBUTES)[number]>;
   /** `TEMPLATE_TIME_ZONE`: the zone of a customer whose event names none, or none known here. */

@@ -16,6 +16,8 @@ const WELCOME_ATTRIBUTES = ['FIRST_NAME', 'FULL_NAME', 'PLAN', 'USER_ID'] as con
 @Planner()
 export class WelcomePlanner implements Planner<UserSignedUpV1> {
   readonly name = 'welcome';
+  /** It confirms the account the person has just opened, at their own request. */
+  readonly category = 'transactional' as const;
   readonly eventType = USER_SIGNED_UP_V1;
   private readonly template: CampaignTemplate<(typeof WELCOME_ATTRIBUTES)[number]>;
 

@@ -103,6 +103,7 @@ export class Redriver {
       this.config.topics.orderPlaced,
       this.config.topics.campaignRequested,
       this.config.topics.contactListRequested,
+      this.config.topics.suppressionRequested,
     ]);
     const selection = new DeadLetterSelection(this.options, redriven, inbound);
     for (const letter of letters) selection.add(...letter);
