@@ -73,6 +73,7 @@ describe('the service log (LOG_FORMAT=json, the production default)', () => {
       VENDOR_BASE_URL: `${url}/v1`,
       VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
       VENDOR_API_KEY: API_KEY,
+      SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
       SENDER_FROM_EMAIL: 'hello@shop.example',
       IDEMPOTENCY_STORE: 'memory',
       CONTACT_LIST_WINDOW_MS: '1000',

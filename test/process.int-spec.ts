@@ -93,6 +93,7 @@ async function setUp(faults?: FaultConfig) {
     VENDOR_BASE_URL: `${url}/v1`,
     VENDOR_RELAY_ACCESS_TOKEN: 'relay',
     VENDOR_API_KEY: 'api',
+    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     SENDER_FROM_EMAIL: 'hello@shop.example',
     HTTP_PORT: String(port),
     ...overrides,

@@ -147,6 +147,7 @@ describe('a stop while a dependency is away', () => {
         VENDOR_BASE_URL: `${url}/v1`,
         VENDOR_RELAY_ACCESS_TOKEN: 'relay',
         VENDOR_API_KEY: 'api',
+        SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
         SENDER_FROM_EMAIL: 'hello@shop.example',
         REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
         IDEMPOTENCY_KEY_PREFIX: `${run}:`,

@@ -54,6 +54,7 @@ describe('walking skeleton: user.signed_up.v1 → campaign send → email.campai
       VENDOR_BASE_URL: `${url}/v1`,
       VENDOR_RELAY_ACCESS_TOKEN: relayToken,
       VENDOR_API_KEY: apiKey,
+      SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
       SENDER_FROM_EMAIL: 'hello@shop.example',
       SENDER_FROM_NAME: 'Example Shop',
       SENDER_REPLY_TO_EMAIL: 'support@shop.example',

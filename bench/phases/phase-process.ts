@@ -192,6 +192,7 @@ async function serviceEnv(
     VENDOR_BASE_URL: `${ctx.vendor.url}/v1`,
     VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_RELAY_ACCESS_TOKEN,
     VENDOR_API_KEY: SANDBOX_API_KEY,
+    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     SENDER_FROM_EMAIL: 'bench@mailbridge.local',
     // Run as the image runs it: with the heap limit the Dockerfile sets.
     NODE_OPTIONS: imageRuntime().nodeOptions,

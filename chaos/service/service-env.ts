@@ -57,6 +57,7 @@ export function serviceEnv(
     VENDOR_BASE_URL: `${wiring.vendorUrl}/v1`,
     VENDOR_RELAY_ACCESS_TOKEN: wiring.relayAccessToken,
     VENDOR_API_KEY: wiring.apiKey,
+    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     VENDOR_CONNECT_TIMEOUT_MS: '2000',
     VENDOR_HEADERS_TIMEOUT_MS: '2000',
     VENDOR_BODY_TIMEOUT_MS: '2000',

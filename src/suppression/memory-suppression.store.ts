@@ -11,8 +11,8 @@ import type { SuppressionStore } from './suppression.store';
  * else does either.
  */
 export class MemorySuppressionStore implements SuppressionStore {
-  /** `<scope>:<hash>` → reason, the Redis hash's fields. */
-  private readonly entries = new Map<string, SuppressionReason>();
+  /** `<scope>:<hash>` → reason, the Redis hash's fields (public: specs look for addresses in it). */
+  readonly entries = new Map<string, SuppressionReason>();
 
   add(hash: string, scope: SuppressionScope, reason: SuppressionReason): Promise<void> {
     if (reason === 'erased') {

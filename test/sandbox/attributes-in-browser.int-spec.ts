@@ -54,6 +54,7 @@ describe('an order confirmation in the sandbox inbox, in headless Chromium', () 
         VENDOR_BASE_URL: `${url}/v1`,
         VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
         VENDOR_API_KEY: API_KEY,
+        SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
         VENDOR_MERGE_ESCAPES_HTML: String(escapes),
       });
       const action = new OrderConfirmationPlanner(config).plan(order);

@@ -33,6 +33,7 @@ describe('the sandbox inbox page in headless Chromium', () => {
       VENDOR_BASE_URL: `${url}/v1`,
       VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
       VENDOR_API_KEY: API_KEY,
+      SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     });
     const client = new VendorClient(config.vendor);
     await client.sendCampaign({

@@ -132,6 +132,7 @@ describe('right-to-left and CJK emails in the sandbox inbox, in headless Chromiu
       VENDOR_BASE_URL: `${url}/v1`,
       VENDOR_RELAY_ACCESS_TOKEN: RELAY_KEY,
       VENDOR_API_KEY: API_KEY,
+      SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     });
     // As the service sends them: each planner's copy and its recipient, one request each.
     const client = new VendorClient(config.vendor);

@@ -16,6 +16,7 @@ export function sandboxVendorConfig(url: string, env: Record<string, string> = {
     VENDOR_BASE_URL: `${url}/v1`,
     VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_KEYS.relayAccessToken,
     VENDOR_API_KEY: SANDBOX_KEYS.apiKey,
+    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
     ...env,
   }).vendor;
 }
