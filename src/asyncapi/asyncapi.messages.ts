@@ -149,7 +149,7 @@ function resultMessages(type: string): Doc {
   };
   const key = keyBinding(
     type === EMAIL_UNSUBSCRIBED_V1
-      ? 'The address, lower-cased: one partition per address keeps its unsubscribes in order.'
+      ? 'The unsubscribeId: never the address, which a compacted topic would keep for good.'
       : 'The key of the event it answers (none if that had none).',
   );
   return {

@@ -32,17 +32,14 @@ export function unsubscribedEvent(
 }
 
 /**
- * The record of one unsubscribe, keyed by the address as batches compare it, so that one
- * address's unsubscribes stay in order on one partition for the services that keep preferences.
+ * The record of one unsubscribe, keyed by its `unsubscribeId`: never by the address, which a
+ * compacted topic would keep under its key for good, beyond any erasure. Unsubscribes of one
+ * address need no order among themselves: each stops the same mail.
  */
 export function unsubscribedRecord(
   data: EmailUnsubscribedV1Data,
   { mode, source }: { mode: ResultEventMode; source: string },
 ): OutboundRecord {
   const encoded = encodeResult(unsubscribedEvent(data, source), mode);
-  return {
-    key: data.address.normalize('NFC').toLowerCase(),
-    value: encoded.value,
-    headers: encoded.headers,
-  };
+  return { key: data.unsubscribeId, value: encoded.value, headers: encoded.headers };
 }

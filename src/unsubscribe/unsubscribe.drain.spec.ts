@@ -49,7 +49,7 @@ describe(UnsubscribeDrain.name, () => {
     expect(published).toEqual([
       {
         topic: 'email.unsubscribed.v1',
-        key: 'reader1@example.com',
+        key: 'u-1',
         headers: expect.objectContaining({
           ce_type: 'email.unsubscribed.v1',
           ce_sourceeventid: 'u-1',

@@ -97,7 +97,8 @@ describe('one-click unsubscribe', () => {
     });
     const record = fixture.collector.messages.find(
       (m) =>
-        m.topic === fixture.topics.TOPIC_UNSUBSCRIBED && m.key?.toString() === ada.toLowerCase(),
+        m.topic === fixture.topics.TOPIC_UNSUBSCRIBED &&
+        m.key?.toString() === event.data.unsubscribeId,
     );
     expect(record).toBeDefined();
 
