@@ -4,6 +4,7 @@ import type { EmailUnsubscribedV1 } from '@mailbridge/contracts';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config/config.loader';
 import type { CampaignRequest } from '../../src/email-api/vendor.types';
+import { SuppressionList } from '../../src/suppression/suppression-list';
 import { UnsubscribeTokens } from '../../src/unsubscribe/unsubscribe-token';
 import { campaignRequested } from '../support/events';
 import {
@@ -68,10 +69,13 @@ function post(token: string, port = LISTENER_PORT): Promise<Response> {
 describe('one-click unsubscribe', () => {
   const fixture = new PipelineFixture();
   let unsubscribed: () => EmailUnsubscribedV1[];
+  let suppressed: (address: string) => Promise<boolean>;
 
   beforeAll(async () => {
     await fixture.start();
-    await fixture.startService(unsubscribeEnv(LISTENER_PORT));
+    const app = await fixture.startService(unsubscribeEnv(LISTENER_PORT));
+    const list = app.get(SuppressionList);
+    suppressed = async (address) => (await list.check([address], 'marketing'))[0];
     unsubscribed = () =>
       fixture.collector.results<EmailUnsubscribedV1>(fixture.topics.TOPIC_UNSUBSCRIBED);
   });
@@ -135,6 +139,8 @@ describe('one-click unsubscribe', () => {
     expect((await post(tokens.seal(fence, 'marketing'))).status).toBe(200);
     await waitFor(() => eventsOf(fence).length > 0 || undefined, { what: 'the fence’s event' });
     expect(eventsOf(victim)).toEqual([]);
+    expect(await suppressed(victim)).toBe(false);
+    expect(await suppressed(fence)).toBe(true);
   });
 
   it('the same POST twice is one unsubscribe: one event', async () => {
