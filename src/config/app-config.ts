@@ -210,9 +210,10 @@ function templatesFrom(env: EnvironmentVariables) {
 }
 
 function unsubscribeFrom(env: EnvironmentVariables) {
-  const keys = [env.UNSUBSCRIBE_TOKEN_KEY, env.UNSUBSCRIBE_TOKEN_PREVIOUS_KEY].filter(
-    (key): key is string => key !== undefined && key !== '',
-  );
+  // Trimmed: a key file usually ends in a newline.
+  const keys = [env.UNSUBSCRIBE_TOKEN_KEY, env.UNSUBSCRIBE_TOKEN_PREVIOUS_KEY]
+    .map((key) => key?.trim())
+    .filter((key): key is string => key !== undefined && key !== '');
   return {
     /** Without a key: no public listener, no links in marketing mail. */
     enabled: keys.length > 0,
@@ -220,7 +221,11 @@ function unsubscribeFrom(env: EnvironmentVariables) {
     tokenKeys: keys,
     tokenTtlSeconds: env.UNSUBSCRIBE_TOKEN_TTL_DAYS * 86_400,
     httpPort: env.UNSUBSCRIBE_HTTP_PORT,
-    baseUrl: (env.UNSUBSCRIBE_BASE_URL ?? '').replace(/\/+$/, ''),
+    /** Local mode without one: the listener on loopback, where `npm run local` serves it. */
+    baseUrl: (env.UNSUBSCRIBE_BASE_URL ?? `http://127.0.0.1:${env.UNSUBSCRIBE_HTTP_PORT}`).replace(
+      /\/+$/,
+      '',
+    ),
     ratePerMinute: env.UNSUBSCRIBE_RATE_PER_MINUTE,
     trustedProxies: env.UNSUBSCRIBE_TRUSTED_PROXIES,
   };

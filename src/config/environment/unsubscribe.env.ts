@@ -61,10 +61,14 @@ export class UnsubscribeEnvironment extends ConsentEnvironment {
 
   /**
    * The public address of that listener, as readers reach it (`https://mail.example.com`): links
-   * are `<this>/unsubscribe/<token>`. Required with `UNSUBSCRIBE_TOKEN_KEY`; local: loopback.
+   * are `<this>/unsubscribe/<token>`. Required with `UNSUBSCRIBE_TOKEN_KEY`; local: the listener
+   * on loopback.
    */
-  @LocalDefault('http://127.0.0.1:3001')
-  @ValidateIf((env: UnsubscribeEnvironment) => env.UNSUBSCRIBE_TOKEN_KEY !== undefined)
+  @ValidateIf(
+    (env: UnsubscribeEnvironment) =>
+      env.UNSUBSCRIBE_TOKEN_KEY !== undefined &&
+      (env.MAILBRIDGE_MODE !== 'local' || env.UNSUBSCRIBE_BASE_URL !== undefined),
+  )
   @IsUrl(httpUrl, { message: 'UNSUBSCRIBE_BASE_URL must be an http(s) URL' })
   UNSUBSCRIBE_BASE_URL?: string;
 
