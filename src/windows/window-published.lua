@@ -6,7 +6,9 @@ if not held(l, owner) then return 0 end
 redis.call('HSET', l, 'state', 'published')
 redis.call('ZREM', due, name)
 redis.call('HINCRBY', counts, 'lists', -1)
-redis.call('HINCRBY', counts, 'members', -redis.call('HLEN', m))
+-- An erasure can leave a list with no member: HINCRBY refuses the "-0" Lua makes of -0.
+local size = redis.call('HLEN', m)
+if size > 0 then redis.call('HINCRBY', counts, 'members', -size) end
 -- The members' addresses are needed no more: deleted now, not kept for the retention.
 redis.call('DEL', m)
 for _, key in ipairs({l, r}) do redis.call('EXPIRE', key, retention) end

@@ -228,6 +228,22 @@ describe(WindowCloser.name, () => {
     await c.beforeApplicationShutdown();
   });
 
+  it('creates no list when its only member was erased from it', async () => {
+    const { clock, vendor, published, closer, window, add, windows, suppression } = setUp();
+    const w = window(1_000);
+    await add(w, 1);
+    await suppression.add('b1@example.com', 'marketing', 'erased');
+    await windows.forget('b1@example.com');
+    const c = closer('r1');
+    c.onApplicationBootstrap();
+    await clock.advance(1_000 + LINGER + 1_000);
+    expect(vendor.requests).toEqual([]);
+    expect(published.map((p) => [p.eventId, p.outcome])).toEqual([
+      ['o1', expect.objectContaining({ status: 'failed', reasonCode: 'SUPPRESSED' })],
+    ]);
+    await c.beforeApplicationShutdown();
+  });
+
   it('creates no list when every member is suppressed', async () => {
     const { clock, vendor, published, closer, window, add, suppression } = setUp();
     const w = window(1_000);

@@ -273,7 +273,8 @@ export class WindowCloser
         ...(list.ambiguous ? { ambiguous: true as const } : {}),
       };
     }
-    if (members.length === 0 && left) return suppressedFailure(left, 'member');
+    // No member left (suppressed, or erased from the window): no list, nothing written.
+    if (members.length === 0) return suppressedFailure(left || list.orders.length, 'member');
     let ambiguous = list.ambiguous;
     if (list.maybeSent) {
       const policy = this.config.idempotency.ambiguousSendPolicy;

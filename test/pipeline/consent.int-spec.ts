@@ -3,9 +3,10 @@ import type { EmailCampaignSentV1 } from '../../src/contracts/email-campaign-sen
 import type { EmailContactListCreatedV1 } from '../../src/contracts/email-contact-list-created.v1';
 import type { EmailDispatchFailedV1 } from '../../src/contracts/email-dispatch-failed.v1';
 import type { CampaignRequest, ContactListRequest } from '../../src/email-api/vendor.types';
+import { readDeadLetterHeaders } from '../../src/contracts/dead-letter-headers';
 import { AddressKeyer } from '../../src/suppression/address-key';
 import { campaignRequested, order } from '../support/events';
-import { uniqueName, waitFor } from '../support/kafka-helpers';
+import { produce, uniqueName, waitFor } from '../support/kafka-helpers';
 import { PipelineFixture } from '../support/service-harness';
 
 jest.setTimeout(120_000);
@@ -167,6 +168,50 @@ describe('consent: the suppression list and erasure, on the real broker and Redi
     expect(JSON.stringify(result)).not.toContain(ada.email);
     expect(campaignRecipients()).toContain(bob.email);
     expect(campaignRecipients()).not.toContain(ada.email);
+  });
+
+  it('dead-letters malformed suppression commands with codes, as every other type, and stores nothing of them', async () => {
+    const good = suppression(`${run}-bad`, `bad@${run}.example.com`, 'unsubscribed', 'all');
+    const bad: Array<[key: string, value: unknown, code: string]> = [
+      [
+        'unknown-field',
+        { ...good, id: `${run}-b1`, data: { ...good.data, note: 'x' } },
+        'UNKNOWN_FIELD',
+      ],
+      [
+        'bad-reason',
+        { ...good, id: `${run}-b2`, data: { ...good.data, reason: 'bored' } },
+        'INVALID',
+      ],
+      ['bad-scope', { ...good, id: `${run}-b3`, data: { ...good.data, scope: 'some' } }, 'INVALID'],
+      [
+        'no-address',
+        { ...good, id: `${run}-b4`, data: { ...good.data, address: 'nobody' } },
+        'INVALID',
+      ],
+      ['wrong-topic', { ...campaign, id: `${run}-b5` }, 'WRONG_TOPIC'],
+    ];
+    await produce(
+      fixture.kafka,
+      fixture.topics.TOPIC_SUPPRESSION_REQUESTED,
+      bad.map(([key, value]) => ({ key, value: JSON.stringify(value) })),
+    );
+    const letters = await waitFor(
+      () => {
+        const all = fixture.collector.messages.filter(
+          (m) => m.topic === fixture.topics.TOPIC_DEAD_LETTER,
+        );
+        return all.length >= bad.length ? all : undefined;
+      },
+      { what: 'five dead letters' },
+    );
+    for (const [key, , code] of bad) {
+      const letter = letters.find((l) => l.key?.toString() === key);
+      expect([key, readDeadLetterHeaders(letter!.headers)?.errorCode]).toEqual([key, code]);
+    }
+    expect(
+      await redis.hget(suppressionKey, `all:${keyer.of(`bad@${run}.example.com`)}`),
+    ).toBeNull();
   });
 
   it('leaves nothing of an erased address in Redis but its keyed hash', async () => {

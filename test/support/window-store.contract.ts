@@ -78,6 +78,25 @@ export function windowStoreContract(make: WindowStoreMaker): void {
     await store.published(w.name, 'a');
   });
 
+  it('forgets an erased address in every list not yet created, whatever its case', async () => {
+    const store = await storeWith();
+    const [a, b] = [window(), window(20_000)];
+    await store.add(entry(a, 901));
+    await store.add(entry(a, 902));
+    await store.add(entry(b, 903, 901));
+    expect(await store.forget('Buyer901@Example.COM')).toBe(2);
+    expect(await store.forget('buyer901@example.com')).toBe(0);
+    now = b.end + linger;
+    const taken = new Map<string, ContactMember[]>();
+    for (let t = await store.take('a', 5_000); t; t = await store.take('a', 5_000)) {
+      taken.set(t.name, t.members);
+      await store.published(t.name, 'a');
+    }
+    expect(taken.get(a.name)).toEqual([member(902, { firstName: 'Order902' })]);
+    // Its order stays, to be answered: only the member is gone.
+    expect(taken.get(b.name)).toEqual([]);
+  });
+
   it('is due a linger after its window ends, not before', async () => {
     const store = await storeWith();
     const w = window();
