@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import type { Admin } from 'kafkajs';
 import { join, resolve } from 'node:path';
 import { benchKafka } from '../bench/infra/bench-kafka';
 import { killAllChildren } from '../bench/infra/child-process';
@@ -8,18 +9,20 @@ import { repoRoot } from '../bench/infra/repo-root';
 import { machine } from '../bench/report/run-meta';
 import { parseOptions } from './config/chaos-options';
 import { ChaosBroker } from './infra/chaos-broker';
+import { ChaosCluster } from './infra/chaos-cluster';
 import { ChaosRedis } from './infra/chaos-redis';
 import { serviceBuild } from './infra/service-build';
 import { InstancePool } from './service/instance-pool';
 import type { ChaosReport, ChaosRunReport } from './report/chaos-report';
 import { summaryTable } from './report/summary-table';
 import { writeReport } from './report/write-report';
-import { runPolicy } from './run/policy-run';
+import { runPolicy, type Backend } from './run/policy-run';
 
 /**
- * `npm run chaos`: starts its own broker and Redis, runs the load with seeded faults under each
- * ambiguity policy, writes chaos/results/ and exits non-zero when a rule of the service broke.
- * Everything it started is stopped by its own handle at the end, on failure and on Ctrl-C.
+ * `npm run chaos`: starts its own broker and Redis (with `--cluster`: three brokers and a Redis
+ * under Sentinel), runs the load with seeded faults under each ambiguity policy (and scenario),
+ * writes chaos/results/ and exits non-zero when a rule of the service broke. Everything it
+ * started is stopped by its own handle at the end, on failure and on Ctrl-C.
  */
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
@@ -33,17 +36,24 @@ async function main(): Promise<number> {
     );
   };
   // Per broker port, so that two invocations on different ports share nothing.
-  const build = serviceBuild(root, options.srcRef, `service-${options.kafkaPort}`);
+  const kafkaPort = options.cluster ? options.clusterPorts.kafka : options.kafkaPort;
+  const build = serviceBuild(root, options.srcRef, `service-${kafkaPort}`);
   // The image's heap limits unless --service-env replaces them (serviceEnv spreads it last).
   const image = imageRuntime();
   const runtime = { ...image, nodeOptions: options.serviceEnv.NODE_OPTIONS ?? image.nodeOptions };
   const broker = new ChaosBroker(options.kafkaPort);
   const redis = new ChaosRedis(options.redisPort);
+  // Started (or being started) in --cluster mode; a Ctrl-C while it starts stops what came up.
+  let cluster: Promise<ChaosCluster> | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {
       InstancePool.haltAll();
       killAllChildren();
+      if (cluster) {
+        await cluster.then((c) => c.stop()).catch(() => undefined);
+        return;
+      }
       await redis.stop().catch(() => undefined);
       await broker.stop().catch(() => undefined);
     })());
@@ -66,33 +76,44 @@ async function main(): Promise<number> {
     options,
   };
   const runs: ChaosRunReport[] = [];
-  const kafka = benchKafka(broker.brokers, 'mailbridge-chaos');
-  const admin = kafka.admin();
+  let admin: Admin | undefined;
   try {
-    say(
-      `src ${meta.srcCommit}; ${options.graceful ? 'a graceful round (SIGTERM restarts, no kill -9); ' : ''}starting the broker on ${options.kafkaPort} and Redis on ${options.redisPort}`,
-    );
-    await broker.start();
-    await redis.start();
-    await admin.connect();
-    const logRoot = join(root, '.cache/chaos/logs', `${stamp}-${options.kafkaPort}`);
-    for (const policy of options.policies) {
-      runs.push(
-        await runPolicy(
-          {
-            options,
-            broker,
-            redis,
-            kafka,
-            admin,
-            serviceScript: build.script,
-            runtime,
-            logRoot,
-            say,
-          },
-          policy,
-        ),
+    let backend: Backend;
+    if (options.cluster) {
+      const p = options.clusterPorts;
+      say(
+        `src ${meta.srcCommit}; starting three brokers on ${p.kafka}, ${p.kafka + 2}, ${p.kafka + 4}, ` +
+          `Redis on ${p.redis}-${p.redis + 2} and Sentinels on ${p.sentinel}-${p.sentinel + 2}`,
       );
+      cluster = ChaosCluster.start(p);
+      backend = { kind: 'cluster', cluster: await cluster };
+    } else {
+      say(
+        `src ${meta.srcCommit}; ${options.graceful ? 'a graceful round (SIGTERM restarts, no kill -9); ' : ''}starting the broker on ${options.kafkaPort} and Redis on ${options.redisPort}`,
+      );
+      await broker.start();
+      await redis.start();
+      backend = { kind: 'single', broker, redis };
+    }
+    const brokers = backend.kind === 'single' ? broker.brokers : backend.cluster.brokers;
+    const kafka = benchKafka(brokers, 'mailbridge-chaos');
+    admin = kafka.admin();
+    await admin.connect();
+    const logRoot = join(root, '.cache/chaos/logs', `${stamp}-${kafkaPort}`);
+    const infra = {
+      options,
+      backend,
+      kafka,
+      admin,
+      serviceScript: build.script,
+      runtime,
+      logRoot,
+      say,
+    };
+    for (const [scenario, policy] of options.scenarios.flatMap((sc) =>
+      options.policies.map((po) => [sc, po] as const),
+    )) {
+      runs.push(await runPolicy(infra, policy, scenario));
       const finished = new Date();
       meta.finishedAt = finished.toISOString();
       meta.durationSeconds = Math.round((finished.getTime() - started.getTime()) / 1000);
@@ -100,12 +121,13 @@ async function main(): Promise<number> {
       say(`wrote ${files.join(', ')}`);
     }
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin?.disconnect().catch(() => undefined);
     await shutdown();
   }
   console.log(`\n${summaryTable(runs, options.shutdownTimeoutMs)}\n`);
   for (const run of runs) {
-    for (const failure of run.failures) console.log(`FAIL [${run.policy}] ${failure}`);
+    const name = run.scenario && run.scenario !== 'single' ? `${run.scenario}/` : '';
+    for (const failure of run.failures) console.log(`FAIL [${name}${run.policy}] ${failure}`);
   }
   return runs.some((r) => r.failures.length > 0) ? 1 : 0;
 }

@@ -7,6 +7,7 @@ import { SandboxServer } from '../src/sandbox/sandbox.server';
 import type { CampaignRequest } from '../src/email-api/vendor.types';
 import { signUp } from './support/events';
 import { freePort } from './support/free-port';
+import { PrivateBroker } from './support/private-broker';
 import { startService, terminate, type Service } from './support/service-process';
 import {
   createTopics,
@@ -95,6 +96,61 @@ function linesAfter(service: Service, marker: string): Array<Line> {
     .map((line) => JSON.parse(line) as Line);
 }
 
+/** A service of one case: its own sandbox, topics, group and key prefix, on the broker given. */
+async function serviceUnderTest(
+  kafka: Kafka,
+  brokers: string,
+  redisUrl: string,
+  cleanups: Array<() => unknown>,
+) {
+  const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
+  const url = await sandbox.listen(0);
+  cleanups.push(() => sandbox.close());
+  const run = uniqueName('stop');
+  const topic = uniqueName('user.signed_up.v1');
+  const sent = uniqueName('sent');
+  const groupId = uniqueName('mailbridge');
+  await createTopics(kafka, [topic, sent], 3, [groupId]);
+  const httpPort = await freePort();
+  const env = {
+    MAILBRIDGE_MODE: 'production',
+    KAFKA_BROKERS: brokers,
+    KAFKA_GROUP_ID: groupId,
+    KAFKA_CREATE_TOPICS: 'true',
+    CONSUMER_START_FROM: 'earliest',
+    // Only the stop commits: what is committed at the end, the stop committed.
+    CONSUMER_COMMIT_INTERVAL_MS: '600000',
+    TOPIC_USER_SIGNED_UP: topic,
+    TOPIC_CAMPAIGN_SENT: sent,
+    TOPIC_DISPATCH_FAILED: uniqueName('failed'),
+    TOPIC_DEAD_LETTER: uniqueName('dlq'),
+    VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
+    VENDOR_BASE_URL: `${url}/v1`,
+    VENDOR_RELAY_ACCESS_TOKEN: 'relay',
+    VENDOR_API_KEY: 'api',
+    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
+    SENDER_FROM_EMAIL: 'hello@shop.example',
+    REDIS_URL: redisUrl,
+    IDEMPOTENCY_KEY_PREFIX: `${run}:`,
+    IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
+    // A service that could not leave the group (its broker was away) holds it no longer than this.
+    KAFKA_SESSION_TIMEOUT_MS: '10000',
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    HTTP_PORT: String(httpPort),
+  };
+  const publish = (events: Array<ReturnType<typeof signUp>>) =>
+    produce(
+      kafka,
+      topic,
+      events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
+    );
+  const emailed = () =>
+    sandbox.requests
+      .filter((r) => r.status === 200)
+      .flatMap((r) => (r.body as CampaignRequest).recipients.to.map((t) => t.email));
+  return { sandbox, run, topic, sent, groupId, httpPort, env, publish, emailed };
+}
+
 describe('a stop while a dependency is away', () => {
   const cleanups: Array<() => unknown> = [];
   afterEach(async () => {
@@ -118,49 +174,15 @@ describe('a stop while a dependency is away', () => {
       let redis = startRedis(redisPort, dir);
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
       cleanups.push(() => redis.kill('SIGKILL'));
-      const sandbox = new SandboxServer({ relayAccessToken: 'relay', apiKey: 'api' });
-      const url = await sandbox.listen(0);
-      cleanups.push(() => sandbox.close());
-
-      const run = uniqueName('stop-redis');
-      const topic = uniqueName('user.signed_up.v1');
-      const sent = uniqueName('sent');
-      const groupId = uniqueName('mailbridge');
       const kafka = testKafka();
-      await createTopics(kafka, [topic, sent], 3, [groupId]);
+      const { run, topic, sent, groupId, httpPort, env, publish, emailed } = await serviceUnderTest(
+        kafka,
+        testBrokers().join(','),
+        `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
+        cleanups,
+      );
       const collector = await new TopicCollector(kafka).start([sent]);
       cleanups.push(() => collector.stop());
-      const httpPort = await freePort();
-      const env = {
-        MAILBRIDGE_MODE: 'production',
-        KAFKA_BROKERS: testBrokers().join(','),
-        KAFKA_GROUP_ID: groupId,
-        KAFKA_CREATE_TOPICS: 'true',
-        CONSUMER_START_FROM: 'earliest',
-        // Only the stop commits: what is committed at the end, the stop committed.
-        CONSUMER_COMMIT_INTERVAL_MS: '600000',
-        TOPIC_USER_SIGNED_UP: topic,
-        TOPIC_CAMPAIGN_SENT: sent,
-        TOPIC_DISPATCH_FAILED: uniqueName('failed'),
-        TOPIC_DEAD_LETTER: uniqueName('dlq'),
-        VENDOR_RELAY_BASE_URL: `${url}/relay/v1`,
-        VENDOR_BASE_URL: `${url}/v1`,
-        VENDOR_RELAY_ACCESS_TOKEN: 'relay',
-        VENDOR_API_KEY: 'api',
-        SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
-        SENDER_FROM_EMAIL: 'hello@shop.example',
-        REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
-        IDEMPOTENCY_KEY_PREFIX: `${run}:`,
-        IDEMPOTENCY_INSTANCE_TTL_MS: '3000',
-        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-        HTTP_PORT: String(httpPort),
-      };
-      const publish = (events: Array<ReturnType<typeof signUp>>) =>
-        produce(
-          kafka,
-          topic,
-          events.map((e) => ({ key: e.data.userId, value: JSON.stringify(e) })),
-        );
 
       // Finished work: sent, recorded and published while Redis answers.
       const first = Array.from({ length: 6 }, (_, i) => signUp(i, run));
@@ -232,10 +254,76 @@ describe('a stop while a dependency is away', () => {
         what: 'every event sent',
       });
       expect((await terminate(next)).code).toBe(0);
-      const emails = sandbox.requests.flatMap((r) =>
-        (r.body as CampaignRequest).recipients.to.map((t) => t.email),
-      );
-      expect(emails.sort()).toEqual(everyone.map((e) => e.data.email).sort());
+      expect(emailed().sort()).toEqual(everyone.map((e) => e.data.email).sort());
     },
   );
+
+  /**
+   * The broker stops while records are between their vendor answer and their result: the
+   * outcome is in Redis, the result cannot be published and the offset cannot be committed. The
+   * next owner reads the records again, finds their outcomes and publishes the results without a
+   * second email.
+   */
+  it('Kafka stopped: gives up waiting for results and the commit, says so once, exits 0; once the broker is back, the next owner publishes every result without a second email', async () => {
+    const broker = await PrivateBroker.start();
+    cleanups.push(() => broker.destroy());
+    const kafka = broker.kafka();
+    const { sandbox, run, sent, httpPort, env, publish, emailed } = await serviceUnderTest(
+      kafka,
+      broker.address,
+      'redis://127.0.0.1:6379',
+      cleanups,
+    );
+    const events = Array.from({ length: 8 }, (_, i) => signUp(i, run));
+
+    // The vendor holds its answers, so the records are in flight when the broker stops.
+    sandbox.setFaults({ latencyMs: 3_000 });
+    const service = startService(env);
+    cleanups.push(() => service.child.kill('SIGKILL'));
+    await publish(events);
+    await waitFor(() => (Object.values(sandbox.stats.held).some((n) => n > 0) ? true : undefined), {
+      timeoutMs: 90_000,
+      what: 'the vendor to hold a request',
+    });
+    await broker.stop();
+    await waitFor(() => (emailed().length >= events.length ? true : undefined), {
+      what: 'every event answered by the vendor',
+    });
+    await waitFor(
+      async () => {
+        const ready = await probe(httpPort, '/health/ready');
+        return ready?.status === 503 && ready.text.includes('Kafka') ? true : undefined;
+      },
+      { what: 'readiness to name the broker' },
+    );
+    expect(await gauge(httpPort, 'mailbridge_consumer_in_flight_records')).toBe(events.length);
+
+    const stop = await terminate(service);
+    process.stderr.write(`[figures] stop with Kafka away: ${stop.ms} ms, exit ${stop.code}\n`);
+    expect(stop.code).toBe(0);
+    expect(stop.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
+    const gaveUp = linesAfter(service, 'SIGTERM: stopping').filter((l) =>
+      l.msg.includes('left uncommitted'),
+    );
+    expect(gaveUp).toHaveLength(1);
+    process.stderr.write(`[figures] ${gaveUp[0].level}: ${gaveUp[0].msg}\n`);
+    expect(gaveUp[0].level).toBe('warn');
+    expect(gaveUp[0].msg).toContain(`${events.length} record(s)`);
+    expect(gaveUp[0].msg).toContain('Kafka broker');
+    expect(service.output()).not.toContain('did not finish within');
+
+    // The broker back on its data, and a new owner: every result, and still one email each.
+    await broker.restart();
+    sandbox.setFaults({});
+    const collector = await new TopicCollector(kafka).start([sent]);
+    cleanups.push(() => collector.stop());
+    const next = startService(env);
+    cleanups.push(() => next.child.kill('SIGKILL'));
+    await waitFor(() => (collector.answered(sent).size >= events.length ? true : undefined), {
+      timeoutMs: 90_000,
+      what: 'a result for every event',
+    });
+    expect((await terminate(next)).code).toBe(0);
+    expect(emailed().sort()).toEqual(events.map((e) => e.data.email).sort());
+  });
 });

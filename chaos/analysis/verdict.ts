@@ -113,6 +113,17 @@ function harnessRules(run: Run, fail: Fail): void {
     f.redisRestarts.some((r) => r.keysAfter < r.keysBefore),
     'harness: Redis lost keys across its restart (persistence is not on)',
   );
+  // A --cluster run's own faults: the kill and revival of a broker, and a promotion by Sentinel.
+  const brokerKills = (f.brokerKills ?? []).filter((k) => !k.error).length;
+  fail(
+    brokerKills < (f.brokerKillsPlanned ?? 0),
+    `harness: ${brokerKills} of ${f.brokerKillsPlanned} broker kills happened and the node came back`,
+  );
+  const failovers = (f.redisFailovers ?? []).filter((r) => !r.error).length;
+  fail(
+    failovers < (f.redisFailoversPlanned ?? 0),
+    `harness: ${failovers} of ${f.redisFailoversPlanned} Redis failovers promoted a replica and got the old node back`,
+  );
   fail(
     run.load.eventsMissingFromInput > 0,
     `harness: ${run.load.eventsMissingFromInput} produced events never reached the input topics`,

@@ -3,6 +3,23 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 export const POLICIES = ['resend', 'fail'] as const;
 export type Policy = (typeof POLICIES)[number];
 
+/**
+ * What a run is about: `single` is the single-node mode (one broker, one Redis, restarted);
+ * `--cluster` runs each of the other two on a three-broker cluster and a Sentinel-managed Redis.
+ */
+export const CLUSTER_SCENARIOS = ['broker-loss', 'redis-failover'] as const;
+export type Scenario = 'single' | (typeof CLUSTER_SCENARIOS)[number];
+
+/** Where a `--cluster` run puts its processes: ports apart from the single-node mode's. */
+export interface ClusterPorts {
+  /** Kafka node N on kafka + 2(N-1), its controller on the port after. */
+  kafka: number;
+  /** The three Redis nodes on redis, redis + 1, redis + 2 (the first starts as the primary). */
+  redis: number;
+  /** The three Sentinels on sentinel, sentinel + 1, sentinel + 2. */
+  sentinel: number;
+}
+
 /** Every knob of a chaos run. `--smoke` changes the defaults, never an explicit flag. */
 export interface ChaosOptions {
   smoke: boolean;
@@ -18,6 +35,15 @@ export interface ChaosOptions {
   signups: number;
   orders: number;
   kills: number;
+  /** Three brokers and a Sentinel-managed Redis instead of one of each (`--cluster`). */
+  cluster: boolean;
+  /** The scenarios run one after the other, each under every policy. */
+  scenarios: Scenario[];
+  /** kill -9 of the broker leading the run's topics and group, in a `broker-loss` run. */
+  brokerKills: number;
+  /** kill -9 of the Redis primary under Sentinel, in a `redis-failover` run. */
+  redisFailovers: number;
+  clusterPorts: ClusterPorts;
   brokerRestarts: number;
   redisRestarts: number;
   /** Times a third replica joins and later leaves the group (each a SIGTERM under load). */
@@ -40,6 +66,21 @@ export interface ChaosOptions {
 const USAGE = `npm run chaos -- [options]
   --policy P              resend, fail or both, one after the other (default both)
   --smoke                 a short run: 1,000 events, 3 kills, 1 broker restart (about 1 minute)
+  --cluster               three brokers (RF 3, min.insync.replicas 2) and a Redis primary with two
+                          replicas and three Sentinels instead of one broker and one Redis; runs
+                          the scenarios broker-loss and redis-failover, each under every policy,
+                          with a smaller load by default (5,400 + 600 events at 50/s, 8 kills,
+                          1 third-replica cycle); no broker or Redis restarts
+  --scenario S            with --cluster: broker-loss, redis-failover or both (default both)
+  --broker-kills N        broker-loss: kill -9 of the broker that leads the run's input and
+                          result partitions and coordinates its group, revived on its data after
+                          10-25 s (default 1)
+  --redis-failovers N     redis-failover: kill -9 of the Redis primary; Sentinel promotes a
+                          replica, the old node returns as a replica after 5-15 s (default 2;
+                          smoke 1)
+  --cluster-port N        --cluster: first Kafka node (default 24600; nodes N, N+2, N+4)
+  --redis-node-port N     --cluster: first Redis node (default 24700; nodes N..N+2)
+  --sentinel-port N       --cluster: first Sentinel (default 24710; Sentinels N..N+2)
   --graceful              a graceful round: every instance change is a SIGTERM (restarted after
                           the same delay as a kill), broker and Redis restarts default to 0, and
                           the verdict is stricter (no list twice, every stop within
@@ -59,7 +100,7 @@ const USAGE = `npm run chaos -- [options]
   --partitions N          partitions of every topic (default 6)
   --kafka-port N          the run's own broker (default 39392; controller on N+1)
   --redis-port N          the run's own Redis (default 36379)
-  --http-port N           first HTTP_PORT of the instances (default 38301)
+  --http-port N           first HTTP_PORT of the instances (default 38301; cluster 24801)
   --service-env K=V       extra env for every instance (repeatable)
   --src REF               run the service built from this commit's src/ (built apart under
                           .cache/chaos/build), not the working tree's dist/
@@ -70,6 +111,13 @@ const FLAGS = {
   help: { type: 'boolean' },
   smoke: { type: 'boolean', default: false },
   graceful: { type: 'boolean', default: false },
+  cluster: { type: 'boolean', default: false },
+  scenario: { type: 'string', default: 'both' },
+  'broker-kills': { type: 'string' },
+  'redis-failovers': { type: 'string' },
+  'cluster-port': { type: 'string', default: '24600' },
+  'redis-node-port': { type: 'string', default: '24700' },
+  'sentinel-port': { type: 'string', default: '24710' },
   policy: { type: 'string', default: 'both' },
   seed: { type: 'string', default: '8' },
   rate: { type: 'string' },
@@ -85,7 +133,7 @@ const FLAGS = {
   partitions: { type: 'string', default: '6' },
   'kafka-port': { type: 'string', default: '39392' },
   'redis-port': { type: 'string', default: '36379' },
-  'http-port': { type: 'string', default: '38301' },
+  'http-port': { type: 'string' },
   'service-env': { type: 'string', multiple: true, default: [] },
   src: { type: 'string' },
   out: { type: 'string' },
@@ -97,13 +145,22 @@ export function parseOptions(argv: string[]): ChaosOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const { smoke, graceful } = values;
-  const pick = (raw: string | undefined, full: string, short: string) =>
-    raw ?? (smoke ? short : full);
+  const { smoke, graceful, cluster } = values;
+  if (cluster && graceful) throw usage('--cluster and --graceful do not go together');
+  // A cluster run's load is smaller: three brokers, three Redis nodes and three Sentinels share
+  // the machine with the instances.
+  const pick = (raw: string | undefined, full: string, short: string, clustered = full) =>
+    raw ?? (smoke ? short : cluster ? clustered : full);
   // A graceful round restarts neither the broker nor Redis unless told to: their restarts are
-  // not graceful stops of the service, and what they cause would blur its verdict.
-  const infraRestarts = (raw: string | undefined, full: string, short: string) =>
-    graceful ? (raw ?? '0') : pick(raw, full, short);
+  // not graceful stops of the service, and what they cause would blur its verdict. A cluster
+  // run has no single broker or Redis to restart: its own faults take their place.
+  const infraRestarts = (raw: string | undefined, full: string, short: string) => {
+    if (cluster && raw !== undefined && raw !== '0')
+      throw usage(
+        '--cluster has no broker or Redis restarts: see --broker-kills, --redis-failovers',
+      );
+    return graceful || cluster ? (raw ?? '0') : pick(raw, full, short);
+  };
   const faultShare = Number(values['fault-share']);
   if (!(faultShare >= 0 && faultShare <= 1)) throw usage('--fault-share must be in [0, 1]');
   return {
@@ -111,23 +168,56 @@ export function parseOptions(argv: string[]): ChaosOptions {
     graceful,
     policies: policies(values.policy),
     seed: count('seed', values.seed),
-    rate: positive('rate', pick(values.rate, '100', '25')),
-    signups: count('signups', pick(values.signups, '20000', '900')),
-    orders: count('orders', pick(values.orders, '2000', '100')),
-    kills: count('kills', pick(values.kills, '22', '3')),
+    rate: positive('rate', pick(values.rate, '100', '25', '50')),
+    signups: count('signups', pick(values.signups, '20000', '900', '5400')),
+    orders: count('orders', pick(values.orders, '2000', '100', '600')),
+    kills: count('kills', pick(values.kills, '22', '3', '8')),
+    cluster,
+    scenarios: scenarios(cluster, values.scenario),
+    brokerKills: count('broker-kills', values['broker-kills'] ?? '1'),
+    redisFailovers: count('redis-failovers', pick(values['redis-failovers'], '2', '1')),
+    clusterPorts: {
+      kafka: positive('cluster-port', values['cluster-port']),
+      redis: positive('redis-node-port', values['redis-node-port']),
+      sentinel: positive('sentinel-port', values['sentinel-port']),
+    },
     brokerRestarts: count('broker-restarts', infraRestarts(values['broker-restarts'], '3', '1')),
     redisRestarts: count('redis-restarts', infraRestarts(values['redis-restarts'], '1', '1')),
-    scaleCycles: count('scale-cycles', pick(values['scale-cycles'], '3', '1')),
+    scaleCycles: count('scale-cycles', pick(values['scale-cycles'], '3', '1', '1')),
     faultShare,
     drainSeconds: positive('drain', pick(values.drain, '300', '180')),
     shutdownTimeoutMs: positive('shutdown-timeout', values['shutdown-timeout']),
     partitions: positive('partitions', values.partitions),
     kafkaPort: positive('kafka-port', values['kafka-port']),
     redisPort: positive('redis-port', values['redis-port']),
-    httpBasePort: positive('http-port', values['http-port']),
+    // The cluster's nine processes and its instances listen below Linux's ephemeral range
+    // (32768-60999), so no client connection of the moment can hold one of their ports.
+    httpBasePort: positive('http-port', values['http-port'] ?? (cluster ? '24801' : '38301')),
     serviceEnv: Object.fromEntries(values['service-env'].map(keyValue)),
     srcRef: values.src,
     outDir: values.out ?? (smoke ? '.cache/chaos/results' : 'chaos/results'),
+  };
+}
+
+function scenarios(cluster: boolean, raw: string): Scenario[] {
+  if (!cluster) {
+    if (raw !== 'both') throw usage('--scenario needs --cluster');
+    return ['single'];
+  }
+  if (raw === 'both') return [...CLUSTER_SCENARIOS];
+  if (!(CLUSTER_SCENARIOS as readonly string[]).includes(raw))
+    throw usage(`--scenario: unknown ${raw}`);
+  return [raw as Scenario];
+}
+
+/** The faults of the scenario's own kind; the other scenario's count is not played in it. */
+export function scenarioCounts(
+  options: Pick<ChaosOptions, 'brokerKills' | 'redisFailovers'>,
+  scenario: Scenario,
+): { brokerKills: number; redisFailovers: number } {
+  return {
+    brokerKills: scenario === 'broker-loss' ? options.brokerKills : 0,
+    redisFailovers: scenario === 'redis-failover' ? options.redisFailovers : 0,
   };
 }
 

@@ -27,3 +27,46 @@ describe('chaos fault plan of a graceful round', () => {
     expect(kinds.filter((k) => k === 'sigterm')).toHaveLength(1);
   });
 });
+
+describe('chaos fault plan of a cluster scenario', () => {
+  const single = { ...counts, graceful: false };
+
+  it('leaves a single-node run the schedule its seed gave it', () => {
+    const without = planFaults(single, 120_000, seededRandom(11));
+    const zero = planFaults(
+      { ...single, brokerKills: 0, redisFailovers: 0 },
+      120_000,
+      seededRandom(11),
+    );
+    expect(zero).toEqual(without);
+  });
+
+  it('adds the same instance faults and one broker kill per segment, each back before the next', () => {
+    const loadMs = 120_000;
+    const plan = planFaults({ ...single, brokerKills: 2 }, loadMs, seededRandom(11));
+    const kills = plan.filter((s) => s.kind === 'broker-kill');
+    expect(kills).toHaveLength(2);
+    const segment = (loadMs * 0.85) / 2;
+    kills.forEach((kill, i) => {
+      expect(kill.atMs).toBeGreaterThanOrEqual(loadMs * 0.05 + segment * (i + 0.1));
+      expect(kill.atMs).toBeLessThanOrEqual(loadMs * 0.05 + segment * (i + 0.4));
+      expect(kill.downMs).toBeGreaterThanOrEqual(10_000);
+      expect(kill.downMs).toBeLessThanOrEqual(25_000);
+    });
+    const others = (steps: typeof plan) => steps.filter((s) => s.kind !== 'broker-kill');
+    expect(others(plan)).toEqual(planFaults(single, loadMs, seededRandom(11)));
+  });
+
+  it('draws Redis failovers with their own time down, and repeats them for a seed', () => {
+    const plan = () =>
+      planFaults({ ...single, redisFailovers: 3 }, 120_000, seededRandom(5)).filter(
+        (s) => s.kind === 'redis-failover',
+      );
+    expect(plan()).toHaveLength(3);
+    expect(plan()).toEqual(plan());
+    for (const step of plan()) {
+      expect(step.downMs).toBeGreaterThanOrEqual(5_000);
+      expect(step.downMs).toBeLessThanOrEqual(15_000);
+    }
+  });
+});

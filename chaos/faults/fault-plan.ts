@@ -9,7 +9,17 @@ export type FaultStep =
   | { atMs: number; kind: 'scale-up' }
   | { atMs: number; kind: 'scale-down' }
   | { atMs: number; kind: 'broker-restart' }
-  | { atMs: number; kind: 'redis-restart'; downMs: number };
+  | { atMs: number; kind: 'redis-restart'; downMs: number }
+  /** kill -9 of the broker leading the run's partitions and group, revived `downMs` later. */
+  | { atMs: number; kind: 'broker-kill'; downMs: number }
+  /** kill -9 of the Redis primary; the node comes back as a replica `downMs` later. */
+  | { atMs: number; kind: 'redis-failover'; downMs: number };
+
+/** How many of each fault a run plays: the options', with the cluster faults of its scenario. */
+export type FaultCounts = Pick<
+  ChaosOptions,
+  'kills' | 'brokerRestarts' | 'redisRestarts' | 'scaleCycles' | 'graceful'
+> & { brokerKills?: number; redisFailovers?: number };
 
 /** Faults start once the group had time to settle and end before the input does. */
 const WINDOW = { from: 0.05, to: 0.9 };
@@ -21,10 +31,7 @@ const WINDOW = { from: 0.05, to: 0.9 };
  * same kills and plays each as a SIGTERM restart instead.
  */
 export function planFaults(
-  options: Pick<
-    ChaosOptions,
-    'kills' | 'brokerRestarts' | 'redisRestarts' | 'scaleCycles' | 'graceful'
-  >,
+  options: FaultCounts,
   loadMs: number,
   random: () => number,
 ): FaultStep[] {
@@ -68,5 +75,33 @@ export function planFaults(
   for (let i = 0; i < options.kills; i++) {
     steps.push({ atMs: anywhere(), kind, pick: random(), restartAfterMs: restartDelay() });
   }
+  // Drawn last, so that a single-node run, which has none, keeps the schedule a seed gave it.
+  steps.push(
+    ...spread(options.brokerKills ?? 0, from, span, random, 'broker-kill', [10_000, 25_000]),
+  );
+  steps.push(
+    ...spread(options.redisFailovers ?? 0, from, span, random, 'redis-failover', [5_000, 15_000]),
+  );
   return steps.sort((x, y) => x.atMs - y.atMs);
+}
+
+/**
+ * `count` faults of one kind, one in each equal segment of the window and early in it, so that
+ * the node is back and has caught up before the next one (and before the load ends), with a
+ * time down drawn from `[least, most]` ms.
+ */
+function spread(
+  count: number,
+  from: number,
+  span: number,
+  random: () => number,
+  kind: 'broker-kill' | 'redis-failover',
+  [least, most]: [number, number],
+): FaultStep[] {
+  const segment = span / Math.max(1, count);
+  return Array.from({ length: count }, (_, i) => ({
+    atMs: Math.round(from + segment * (i + 0.1 + 0.3 * random())),
+    kind,
+    downMs: Math.round(least + (most - least) * random()),
+  }));
 }

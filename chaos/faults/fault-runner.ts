@@ -1,5 +1,6 @@
 import { sleep } from '../../bench/infra/bench-kafka';
 import type { ChaosBroker } from '../infra/chaos-broker';
+import type { BrokerKillOutcome, ChaosCluster, RedisFailoverOutcome } from '../infra/chaos-cluster';
 import type { ChaosRedis } from '../infra/chaos-redis';
 import type { InstancePool } from '../service/instance-pool';
 import type { FaultStep } from './fault-plan';
@@ -24,7 +25,21 @@ export interface FaultLog {
     keysAfter: number;
     error?: string;
   }>;
+  /** A `--cluster` run's broker kills; a failed one has an error and no outcome. */
+  brokerKills: Array<{ atMs: number; downMs: number; error?: string } & Partial<BrokerKillOutcome>>;
+  /** A `--cluster` run's kills of the Redis primary. */
+  redisFailovers: Array<
+    { atMs: number; downMs: number; error?: string } & Partial<RedisFailoverOutcome>
+  >;
 }
+
+/**
+ * What the faults act on: the single-node mode's broker and Redis, or a `--cluster` run's
+ * cluster with the broker to kill (asked when the kill is due: the group's coordinator moves).
+ */
+export type FaultTargets =
+  | { kind: 'single'; broker: ChaosBroker; redis: ChaosRedis }
+  | { kind: 'cluster'; cluster: ChaosCluster; victim: () => Promise<number> };
 
 /** The third replica, which comes and goes; the others are always wanted. */
 export const EXTRA_SLOT = 'c';
@@ -50,14 +65,15 @@ export class FaultRunner {
     scaleDowns: 0,
     brokerRestarts: [],
     redisRestarts: [],
+    brokerKills: [],
+    redisFailovers: [],
   };
   private readonly pending = new Set<Promise<unknown>>();
   private startedAt = 0;
 
   constructor(
     private readonly pool: InstancePool,
-    private readonly broker: ChaosBroker,
-    private readonly redis: ChaosRedis,
+    private readonly targets: FaultTargets,
     private readonly say: (message: string) => void,
   ) {}
 
@@ -118,14 +134,20 @@ export class FaultRunner {
         return this.restartBroker();
       case 'redis-restart':
         return this.restartRedis(step.downMs);
+      case 'broker-kill':
+        return this.killBroker(step.downMs);
+      case 'redis-failover':
+        return this.failOverRedis(step.downMs);
     }
   }
 
   private restartBroker(): void {
     const atMs = this.now();
+    if (this.targets.kind !== 'single')
+      return this.note('broker restart skipped: no single broker');
     this.note('broker restart (data kept)');
     this.background(
-      this.broker.restart().then(
+      this.targets.broker.restart().then(
         (tookMs) => {
           this.log.brokerRestarts.push({ atMs, tookMs });
           this.note(`broker back after ${tookMs} ms`);
@@ -137,9 +159,10 @@ export class FaultRunner {
 
   private restartRedis(downMs: number): void {
     const atMs = this.now();
+    if (this.targets.kind !== 'single') return this.note('Redis restart skipped: no single Redis');
     this.note(`Redis kill -9, down for ${downMs} ms`);
     this.background(
-      this.redis.restart(downMs).then(
+      this.targets.redis.restart(downMs).then(
         (keys) => {
           this.log.redisRestarts.push({ atMs, downMs, ...keys });
           this.note(`Redis back with ${keys.keysAfter} keys (${keys.keysBefore} before)`);
@@ -152,6 +175,47 @@ export class FaultRunner {
             keysAfter: -1,
             error: error.message,
           }),
+      ),
+    );
+  }
+
+  private async killBroker(downMs: number): Promise<void> {
+    const atMs = this.now();
+    const { targets } = this;
+    if (targets.kind !== 'cluster') return this.note('broker kill skipped: no cluster');
+    const record = { atMs, downMs };
+    const node = await targets.victim().catch((error: Error) => error);
+    if (node instanceof Error) {
+      this.log.brokerKills.push({ ...record, error: `no coordinator found: ${node.message}` });
+      return this.note(`broker kill skipped: ${node.message}`);
+    }
+    this.note(`kill -9 of broker ${node} (coordinator of the group), revived in ${downMs} ms`);
+    this.background(
+      targets.cluster.killBroker(node, downMs).then(
+        (outcome) => {
+          this.log.brokerKills.push({ ...record, ...outcome });
+          this.note(`broker ${node} back on its data after ${outcome.reviveMs} ms of starting`);
+        },
+        (error: Error) => this.log.brokerKills.push({ ...record, node, error: error.message }),
+      ),
+    );
+  }
+
+  private failOverRedis(downMs: number): void {
+    const atMs = this.now();
+    const { targets } = this;
+    if (targets.kind !== 'cluster') return this.note('Redis failover skipped: no Sentinels');
+    this.note(`kill -9 of the Redis primary; the old node returns as a replica in ${downMs} ms`);
+    this.background(
+      targets.cluster.failOverRedis(downMs).then(
+        (outcome) => {
+          this.log.redisFailovers.push({ atMs, downMs, ...outcome });
+          this.note(
+            `Redis ${outcome.killedPort} replaced by ${outcome.promotedPort} after ${outcome.failoverMs} ms ` +
+              `(${outcome.keysBefore} keys before, ${outcome.keysAfter} after); ${outcome.killedPort} is a replica`,
+          );
+        },
+        (error: Error) => this.log.redisFailovers.push({ atMs, downMs, error: error.message }),
       ),
     );
   }

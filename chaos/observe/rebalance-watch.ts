@@ -14,7 +14,8 @@ export class RebalanceWatch {
   constructor(
     private readonly admin: Admin,
     private readonly groupId: string,
-    private readonly brokerLog: string,
+    /** One broker's log, or every node's of a cluster (each coordinates the group for a while). */
+    private readonly brokerLogs: string[],
   ) {}
 
   start(): void {
@@ -31,8 +32,9 @@ export class RebalanceWatch {
    * spent the run rebalancing instead of working.
    */
   fromBrokerLog(): { started: number; stabilized: number } {
-    if (!existsSync(this.brokerLog)) return { started: 0, stabilized: 0 };
-    const lines = readFileSync(this.brokerLog, 'utf8').split('\n');
+    const lines = this.brokerLogs
+      .filter((log) => existsSync(log))
+      .flatMap((log) => readFileSync(log, 'utf8').split('\n'));
     const count = (needle: string) => lines.filter((line) => line.includes(needle)).length;
     return {
       started: count(`Preparing to rebalance group ${this.groupId} `),

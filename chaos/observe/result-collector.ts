@@ -68,10 +68,16 @@ export class ResultCollector {
       setTimeout(() => void this.replace(consumer), 1_000);
     });
     await consumer.connect();
-    await consumer.subscribe({
-      topics: [...this.topics.results, this.topics.deadLetter],
-      fromBeginning: true,
-    });
+    try {
+      await consumer.subscribe({
+        topics: [...this.topics.results, this.topics.deadLetter],
+        fromBeginning: true,
+      });
+    } catch (error) {
+      // Left connected, it would hold a member of the group open until the run's end.
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
     await consumer.run({
       partitionsConsumedConcurrently: 4,
       eachBatch: ({ batch }) => {

@@ -1,11 +1,19 @@
 import type { ActionAudit } from '../analysis/action-audit';
-import type { ChaosOptions, Policy } from '../config/chaos-options';
+import type { ChaosOptions, Policy, Scenario } from '../config/chaos-options';
 import type { FaultLog } from '../faults/fault-runner';
 import type { Termination } from '../service/instance-pool';
 
 /** Everything one policy's run measured; written as JSON and read back by the Markdown report. */
+/**
+ * The longest time without a new result that began within a minute of a fault
+ * (`analysis/stall.ts`); null when no result came after it.
+ */
+type Stall = { stallMs: number | null };
+
 export interface ChaosRunReport {
   policy: Policy;
+  /** Absent from reports written before `--cluster`: those are all `single`. */
+  scenario?: Scenario;
   runId: string;
   /**
    * A graceful round (`--graceful`): SIGTERM restarts instead of kills, no broker or Redis
@@ -28,7 +36,12 @@ export interface ChaosRunReport {
     eventsMissingFromInput: number;
     eventsDuplicatedInInput: number;
   };
-  faults: Omit<FaultLog, 'timeline'> & {
+  faults: Omit<FaultLog, 'timeline' | 'brokerKills' | 'redisFailovers'> & {
+    /** A `--cluster` run's broker kills and Redis failovers (absent from older reports). */
+    brokerKills?: Array<FaultLog['brokerKills'][number] & Stall>;
+    redisFailovers?: Array<FaultLog['redisFailovers'][number] & Stall>;
+    brokerKillsPlanned?: number;
+    redisFailoversPlanned?: number;
     killsPlanned: number;
     /** A graceful round's kills, played as SIGTERM restarts. */
     sigtermRestartsPlanned: number;

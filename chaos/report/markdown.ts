@@ -14,7 +14,7 @@ export function markdownReport(report: ChaosReport): string {
       `${meta.durationSeconds} s in all.`,
     `Machine: ${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memoryGiB} GiB, Linux ${meta.machine.kernel}, ` +
       `Node ${meta.machine.node}; load average ${meta.loadAverageAtStart.toFixed(2)} at the start.`,
-    `Setup: one broker (KRaft, restarted on its data dir), one Redis (append-only, fsync always), the sandbox ` +
+    `Setup: ${o.cluster ? clusterSetup(o) : 'one broker (KRaft, restarted on its data dir), one Redis (append-only, fsync always)'}, the sandbox ` +
       `with every request recorded, 2 replicas plus a third that comes and goes, ${o.partitions} partitions; ` +
       `vendor faults on ${(o.faultShare * 100).toFixed(0)} % of requests during the load (503, 429 + Retry-After, resets, hangs).`,
     ...(o.graceful ? [gracefulRound(o)] : []),
@@ -31,6 +31,18 @@ export function markdownReport(report: ChaosReport): string {
   return lines.join('\n') + '\n';
 }
 
+/** A `--cluster` run's infrastructure and its two scenarios, older reports having neither. */
+function clusterSetup(o: ChaosOptions): string {
+  return (
+    'three KRaft brokers (replication factor 3, min.insync.replicas 2) and a Redis primary with two replicas ' +
+    'under three Sentinels (the service on REDIS_SENTINELS, REDIS_WAIT_REPLICAS 1 by default); ' +
+    `scenario broker-loss: ${o.brokerKills} kill -9 of the broker that coordinates the group and leads every ` +
+    'input and result partition (placed so before the load), revived on its data 10-25 s later; ' +
+    `scenario redis-failover: ${o.redisFailovers} kill -9 of the Redis primary, a replica promoted by Sentinel, ` +
+    'the old node back as a replica 5-15 s later; each scenario with the instance faults as well'
+  );
+}
+
 /** What a graceful round changed and how it is judged, for a reader who knows the normal one. */
 function gracefulRound(o: ChaosOptions): string {
   return (
@@ -45,7 +57,9 @@ function gracefulRound(o: ChaosOptions): string {
 
 function runSection(run: ChaosRunReport): string[] {
   const a = run.audit;
-  const out = [`## Policy \`${run.policy}\` (${run.runId})`, ''];
+  const title =
+    run.scenario && run.scenario !== 'single' ? `Scenario ${run.scenario}, policy` : 'Policy';
+  const out = [`## ${title} \`${run.policy}\` (${run.runId})`, ''];
   out.push(run.failures.length === 0 ? 'Verdict: pass.' : 'Verdict: **fail**:');
   for (const failure of run.failures) out.push(`- ${failure}`);
   out.push('');

@@ -3,9 +3,79 @@ import type { ChaosRunReport } from './chaos-report';
 
 type Row = [figure: string, value: (run: ChaosRunReport) => string];
 
+const clustered = (run: ChaosRunReport) => run.scenario !== undefined && run.scenario !== 'single';
+const seconds = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(1)} s`;
+
 const n = (value: number | undefined | null) =>
   value === undefined || value === null ? 'n/a' : value.toLocaleString('en-US');
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+/**
+ * What a `--cluster` run adds (issue 51): its scenario, every fault it injected, its broker kills
+ * and Redis failovers with the longest stall of results after each. Shown only when a run of
+ * the table is a cluster run, so the single-node report stays as it was.
+ */
+const CLUSTER_ROWS: Row[] = [
+  ['scenario', (r) => r.scenario ?? 'single'],
+  ['**faults injected**', (r) => faultsInjected(r)],
+  [
+    'kill -9 of a broker: node, when, revive begun after, revive took (planned)',
+    (r) =>
+      planned(
+        (r.faults.brokerKills ?? []).map((k) =>
+          k.error
+            ? `failed: ${k.error}`
+            : `node ${k.node} at ${seconds(k.atMs)}, ${seconds(k.downMs)}, ${seconds(k.reviveMs)}`,
+        ),
+        r.faults.brokerKillsPlanned,
+      ),
+  ],
+  [
+    'kill -9 of the Redis primary: killed → promoted, when, failover took (keys before → after)',
+    (r) =>
+      planned(
+        (r.faults.redisFailovers ?? []).map((f) =>
+          f.error
+            ? `failed: ${f.error}`
+            : `${f.killedPort} → ${f.promotedPort} at ${seconds(f.atMs)}, ${seconds(f.failoverMs)} (${f.keysBefore}→${f.keysAfter})`,
+        ),
+        r.faults.redisFailoversPlanned,
+      ),
+  ],
+  [
+    '**longest stall** (no new result, within 60 s of the broker kill / Redis failover)',
+    (r) => {
+      const stalls = [...(r.faults.brokerKills ?? []), ...(r.faults.redisFailovers ?? [])].map(
+        (f) => f.stallMs,
+      );
+      return stalls.length === 0 ? 'n/a' : stalls.map(seconds).join('; ');
+    },
+  ],
+];
+
+/** What happened, one entry a fault, and how many were planned. */
+function planned(happened: string[], plannedCount = 0): string {
+  return `${happened.length === 0 ? 'none' : happened.join('; ')} (planned ${plannedCount})`;
+}
+
+/** Every fault the run injected, by kind: instance faults, broker and Redis ones. */
+export function faultsInjected(r: ChaosRunReport): string {
+  const f = r.faults;
+  const kinds: Array<[string, number]> = [
+    ['instance kill -9', f.kills],
+    ['SIGTERM restart', f.sigtermRestarts ?? 0],
+    ['SIGTERM under load', f.sigterms],
+    ['third replica in/out', f.scaleUps + f.scaleDowns],
+    ['broker restart', f.brokerRestarts.length],
+    ['Redis restart', f.redisRestarts.length],
+    ['broker kill -9', (f.brokerKills ?? []).length],
+    ['Redis primary kill -9', (f.redisFailovers ?? []).length],
+  ];
+  const present = kinds.filter(([, count]) => count > 0);
+  const total = present.reduce((sum, [, count]) => sum + count, 0);
+  return `${total}: ${present.map(([kind, count]) => `${count} ${kind}`).join(', ')}`;
+}
 
 /** The figures issue 8 asks for, one row each, one column per policy run. */
 const ROWS: Row[] = [
@@ -140,9 +210,11 @@ const ROWS: Row[] = [
 
 /** A Markdown table: figures down, runs across. */
 export function summaryTable(runs: ChaosRunReport[], shutdownTimeoutMs: number): string {
-  const header = `| figure | ${runs.map((r) => `policy \`${r.policy}\`${r.graceful ? ', graceful' : ''}`).join(' | ')} |`;
+  const column = (r: ChaosRunReport) =>
+    `${clustered(r) ? `${r.scenario}, ` : ''}policy \`${r.policy}\`${r.graceful ? ', graceful' : ''}`;
+  const header = `| figure | ${runs.map(column).join(' | ')} |`;
   const rule = `| --- | ${runs.map(() => '---').join(' | ')} |`;
-  const rows = ROWS.map(
+  const rows = [...(runs.some(clustered) ? CLUSTER_ROWS : []), ...ROWS].map(
     ([figure, value]) => `| ${figure} | ${runs.map((r) => escape(value(r))).join(' | ')} |`,
   );
   // A graceful round leaves the stop no margin: it is what the round is about.

@@ -3,14 +3,20 @@ import type { Admin, Kafka } from 'kafkajs';
 import { waitForStableGroup } from '../../bench/infra/bench-kafka';
 import type { ImageRuntime } from '../../bench/infra/image-runtime';
 import { seededRandom } from '../../test/support/seeded-random';
-import { uniqueName } from '../../test/support/kafka-helpers';
-import type { ChaosOptions, Policy } from '../config/chaos-options';
+import { uniqueName, waitForCoordinator } from '../../test/support/kafka-helpers';
+import {
+  scenarioCounts,
+  type ChaosOptions,
+  type Policy,
+  type Scenario,
+} from '../config/chaos-options';
 import { planFaults } from '../faults/fault-plan';
-import { EXTRA_SLOT, FaultRunner } from '../faults/fault-runner';
+import { EXTRA_SLOT, FaultRunner, type FaultTargets } from '../faults/fault-runner';
 import type { ChaosBroker } from '../infra/chaos-broker';
+import type { ChaosCluster } from '../infra/chaos-cluster';
 import type { ChaosRedis } from '../infra/chaos-redis';
 import { ChaosVendor, chaosFaults } from '../infra/chaos-vendor';
-import { createTopicsPatiently } from '../infra/run-topics';
+import { createTopicsPatiently, whenTopicsKnown, type TopicLayout } from '../infra/run-topics';
 import { groupLag } from '../observe/group-lag';
 import { auditInput } from '../observe/input-audit';
 import { RebalanceWatch } from '../observe/rebalance-watch';
@@ -23,10 +29,14 @@ import { producePaced } from '../traffic/paced-producer';
 import { catchUp, settleLag, waitForResults } from './drain';
 import { assembleReport } from './run-report';
 
+/** The single-node mode's broker and Redis, or a `--cluster` run's cluster. */
+export type Backend =
+  | { kind: 'single'; broker: ChaosBroker; redis: ChaosRedis }
+  | { kind: 'cluster'; cluster: ChaosCluster };
+
 export interface ChaosInfra {
   options: ChaosOptions;
-  broker: ChaosBroker;
-  redis: ChaosRedis;
+  backend: Backend;
   kafka: Kafka;
   admin: Admin;
   /** The service build this invocation runs (a snapshot of dist/main.js). */
@@ -40,43 +50,34 @@ export interface ChaosInfra {
 const BASE_SLOTS = ['a', 'b'];
 
 /**
- * One chaos run under one ambiguity policy: fresh topics, group and idempotency namespace on the
- * shared broker and Redis; the load and the seeded faults at once; then the drain with faults
- * off and every replica up; then the audit against the vendor's record.
+ * One chaos run of one scenario under one ambiguity policy: fresh topics, group and idempotency
+ * namespace on the shared broker(s) and Redis; the load and the seeded faults at once; then the
+ * drain with faults off and every replica up; then the audit against the vendor's record.
  */
-export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<ChaosRunReport> {
-  const { options, admin, kafka } = infra;
+export async function runPolicy(
+  infra: ChaosInfra,
+  policy: Policy,
+  scenario: Scenario = 'single',
+): Promise<ChaosRunReport> {
+  const { options, admin, kafka, backend } = infra;
   const started = Date.now();
-  const runId = uniqueName(`chaos-${policy}`);
-  const say = (message: string) => infra.say(`[${policy}] ${message}`);
-  const topics = runTopics(runId);
-  const inputs = [topics.TOPIC_USER_SIGNED_UP, topics.TOPIC_ORDER_PLACED];
-  const results = [
-    topics.TOPIC_CAMPAIGN_SENT,
-    topics.TOPIC_CONTACT_LIST_CREATED,
-    topics.TOPIC_DISPATCH_FAILED,
-  ];
-  await createTopicsPatiently(
-    admin,
-    [...inputs, topics.TOPIC_CAMPAIGN_REQUESTED, topics.TOPIC_CONTACT_LIST_REQUESTED],
-    options.partitions,
-  );
-  // Broker time on every result: one clock for "when did the last result arrive".
-  await createTopicsPatiently(admin, [...results, topics.TOPIC_DEAD_LETTER], options.partitions, {
-    logAppendTime: true,
-  });
-
+  const named = scenario === 'single' ? policy : `${scenario}-${policy}`;
+  const runId = uniqueName(`chaos-${named}`);
+  const say = (message: string) => infra.say(`[${named}] ${message}`);
+  const { topics, inputs, results, leader } = await createRunTopics(infra, runId, scenario);
+  if (leader !== undefined)
+    say(`broker ${leader} coordinates the group and leads every input and result partition`);
   const vendor = await ChaosVendor.start();
-  const collector = await new ResultCollector(kafka, {
-    results,
-    deadLetter: topics.TOPIC_DEAD_LETTER,
-  }).start();
+  const collector = await whenTopicsKnown(() =>
+    new ResultCollector(kafka, { results, deadLetter: topics.TOPIC_DEAD_LETTER }).start(),
+  );
   const wiring = {
     runId,
     policy,
     topics,
-    brokers: infra.broker.brokers,
-    redisUrl: infra.redis.url,
+    brokers: backend.kind === 'single' ? backend.broker.brokers : backend.cluster.brokers,
+    redis:
+      backend.kind === 'single' ? { REDIS_URL: backend.redis.url } : backend.cluster.serviceEnv(),
     vendorUrl: vendor.url,
     relayAccessToken: vendor.relayAccessToken,
     apiKey: vendor.apiKey,
@@ -84,31 +85,44 @@ export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<Chao
   const pool = new InstancePool([...BASE_SLOTS, EXTRA_SLOT], options.httpBasePort, {
     script: infra.serviceScript,
     nodeArgs: infra.runtime.nodeFlags,
-    logDir: join(infra.logRoot, policy),
+    logDir: join(infra.logRoot, named),
     env: serviceEnv(wiring, options, infra.runtime),
     shutdownTimeoutMs: options.shutdownTimeoutMs,
     log: say,
   });
-  const watch = new RebalanceWatch(admin, runId, infra.broker.logFile);
+  const watch = new RebalanceWatch(
+    admin,
+    runId,
+    backend.kind === 'single' ? [backend.broker.logFile] : backend.cluster.brokerLogs,
+  );
   try {
     pool.startWatching();
     for (const slot of BASE_SLOTS) pool.ensureUp(slot);
     await waitForStableGroup(admin, runId, 120_000, () => true);
     say(
-      `group ${runId} is stable; ${BASE_SLOTS.length} replicas up, logs in ${join(infra.logRoot, policy)}`,
+      `group ${runId} is stable; ${BASE_SLOTS.length} replicas up, logs in ${join(infra.logRoot, named)}`,
     );
     watch.start();
 
     const workload = new ChaosWorkload(uniqueName('run'), options.signups, options.orders);
     const expected = workload.expected();
     const loadMs = (workload.total / options.rate) * 1000;
-    const plan = planFaults(options, loadMs, seededRandom(options.seed));
+    const counts = { ...options, ...scenarioCounts(options, scenario) };
+    const plan = planFaults(counts, loadMs, seededRandom(options.seed));
     say(
       `load: ${workload.total} events at ${options.rate}/s (${Math.round(loadMs / 1000)} s), ${plan.length} faults planned`,
     );
     vendor.setFaults(chaosFaults(options.faultShare));
     const loadStart = Date.now();
-    const runner = new FaultRunner(pool, infra.broker, infra.redis, say);
+    const targets: FaultTargets =
+      backend.kind === 'single'
+        ? backend
+        : {
+            kind: 'cluster',
+            cluster: backend.cluster,
+            victim: () => backend.cluster.coordinatorOf(admin, runId),
+          };
+    const runner = new FaultRunner(pool, targets, say);
     let lastProgress = 0;
     const [produced, faultLog] = await Promise.all([
       producePaced(kafka, workload, { signup: inputs[0], order: inputs[1] }, options.rate, (n) => {
@@ -144,6 +158,7 @@ export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<Chao
 
     return assembleReport({
       policy,
+      scenario,
       runId,
       started,
       loadStart,
@@ -168,4 +183,37 @@ export async function runPolicy(infra: ChaosInfra, policy: Policy): Promise<Chao
     await collector.stop();
     await vendor.stop();
   }
+}
+
+/**
+ * The run's topics. On the cluster each is replicated three times; in a broker-loss run the
+ * node coordinating the run's group is made the preferred leader of every input and result
+ * partition first, so that one kill takes the group's coordinator and every partition it reads
+ * and writes to at once, the harshest loss of one broker.
+ */
+async function createRunTopics(infra: ChaosInfra, runId: string, scenario: Scenario) {
+  const { admin, options, backend } = infra;
+  const topics = runTopics(runId);
+  const inputs = [topics.TOPIC_USER_SIGNED_UP, topics.TOPIC_ORDER_PLACED];
+  const results = [
+    topics.TOPIC_CAMPAIGN_SENT,
+    topics.TOPIC_CONTACT_LIST_CREATED,
+    topics.TOPIC_DISPATCH_FAILED,
+  ];
+  let leader: number | undefined;
+  if (backend.kind === 'cluster' && scenario === 'broker-loss') {
+    await waitForCoordinator(infra.kafka, [runId]);
+    leader = await backend.cluster.coordinatorOf(admin, runId);
+  }
+  const spread: TopicLayout = backend.kind === 'cluster' ? { cluster: {} } : {};
+  const placed: TopicLayout = backend.kind === 'cluster' ? { cluster: { leader } } : {};
+  const internal = [topics.TOPIC_CAMPAIGN_REQUESTED, topics.TOPIC_CONTACT_LIST_REQUESTED];
+  await createTopicsPatiently(admin, inputs, options.partitions, placed);
+  await createTopicsPatiently(admin, internal, options.partitions, spread);
+  // Broker time on every result: one clock for "when did the last result arrive".
+  const brokerTime = { logAppendTime: true };
+  await createTopicsPatiently(admin, results, options.partitions, { ...placed, ...brokerTime });
+  const deadLetter = [topics.TOPIC_DEAD_LETTER];
+  await createTopicsPatiently(admin, deadLetter, options.partitions, { ...spread, ...brokerTime });
+  return { topics, inputs, results, leader };
 }

@@ -1,7 +1,8 @@
 import { auditActions } from '../analysis/action-audit';
+import { longestStall } from '../analysis/stall';
 import { vendorLedger, type VendorLedger } from '../analysis/vendor-ledger';
 import { sigtermBoundMs, verdict, withinBound } from '../analysis/verdict';
-import type { ChaosOptions, Policy } from '../config/chaos-options';
+import type { ChaosOptions, Policy, Scenario } from '../config/chaos-options';
 import type { FaultStep } from '../faults/fault-plan';
 import type { FaultLog } from '../faults/fault-runner';
 import type { ChaosVendor } from '../infra/chaos-vendor';
@@ -14,6 +15,7 @@ import type { ProduceReport } from '../traffic/paced-producer';
 
 export interface RunParts {
   policy: Policy;
+  scenario: Scenario;
   runId: string;
   started: number;
   loadStart: number;
@@ -53,6 +55,7 @@ export function assembleReport(p: RunParts): ChaosRunReport {
   const lastResult = audit.lastFirstResultTs;
   const report: Omit<ChaosRunReport, 'failures'> = {
     policy: p.policy,
+    scenario: p.scenario,
     runId: p.runId,
     graceful: options.graceful,
     sigtermBoundMs: bound,
@@ -103,8 +106,17 @@ function faultsSection(
   const { options, vendor, pool } = p;
   const rel = (at: number) => at - p.loadStart;
   const planned = (kind: FaultStep['kind']) => p.plan.filter((s) => s.kind === kind).length;
+  // Every result's broker time, sorted: the stall after a fault is the longest gap in them.
+  const times = [...p.collector.byAction.values()]
+    .flatMap((records) => records.map((r) => r.ts))
+    .sort((x, y) => x - y);
+  const stall = (atMs: number) => longestStall(times, p.loadStart + atMs) ?? null;
   return {
     ...faultCounts,
+    brokerKills: faultCounts.brokerKills.map((k) => ({ ...k, stallMs: stall(k.atMs) })),
+    redisFailovers: faultCounts.redisFailovers.map((f) => ({ ...f, stallMs: stall(f.atMs) })),
+    brokerKillsPlanned: planned('broker-kill'),
+    redisFailoversPlanned: planned('redis-failover'),
     killsPlanned: planned('kill'),
     sigtermRestartsPlanned: planned('sigterm-restart'),
     brokerRestartsPlanned: planned('broker-restart'),

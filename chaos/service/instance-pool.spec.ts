@@ -23,7 +23,7 @@ const wiring = {
   policy: 'fail' as const,
   topics: runTopics('pool-spec'),
   brokers: ['127.0.0.1:1'],
-  redisUrl: 'redis://127.0.0.1:1',
+  redis: { REDIS_URL: 'redis://127.0.0.1:1' },
   vendorUrl: 'http://127.0.0.1:1',
   relayAccessToken: 'relay',
   apiKey: 'key',

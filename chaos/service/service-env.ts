@@ -22,7 +22,8 @@ export interface ServiceWiring {
   policy: Policy;
   topics: RunTopics;
   brokers: string[];
-  redisUrl: string;
+  /** How the instance finds Redis: `REDIS_URL`, or the Sentinels and passwords of a cluster run. */
+  redis: Record<string, string>;
   vendorUrl: string;
   relayAccessToken: string;
   apiKey: string;
@@ -65,7 +66,7 @@ export function serviceEnv(
     SENDER_FROM_EMAIL: 'hello@chaos.example.com',
     SENDER_FROM_NAME: 'Chaos Shop',
     IDEMPOTENCY_STORE: 'redis',
-    REDIS_URL: wiring.redisUrl,
+    ...wiring.redis,
     IDEMPOTENCY_KEY_PREFIX: `mailbridge:${wiring.runId}:`,
     CONSUMER_START_FROM: 'earliest',
     AMBIGUOUS_SEND_POLICY: wiring.policy,

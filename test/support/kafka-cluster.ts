@@ -4,17 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
+import { repoRoot } from '../../bench/infra/repo-root';
 import { freePortRun } from './free-port';
 
 const run = promisify(execFile);
-const SCRIPT = join(__dirname, '../../scripts/kafka/cluster.sh');
+/** Found from the checkout, not from this file: the chaos harness runs a compiled copy of it. */
+const SCRIPT = join(repoRoot(), 'scripts/kafka/cluster.sh');
 /** `offsets.topic.num.partitions` in scripts/kafka/kafka.sh. */
 const OFFSETS_PARTITIONS = 4;
+
+export interface KafkaClusterPlace {
+  /** Node N listens on port + 2(N-1), its controller on the port after. */
+  port: number;
+  /** Kept by `stop` (the brokers' logs stay to read); a test's temporary dir by default. */
+  dir: string;
+}
 
 /**
  * Three Kafka nodes of one test (scripts/kafka/cluster.sh): replication factor 3,
  * min.insync.replicas 2. A node can be killed with -9 and revived on its data; every node is
- * stopped by its PID at the end.
+ * stopped by its PID at the end. A test takes free ports and a temporary dir; the chaos harness
+ * gives its own.
  */
 export class KafkaCluster {
   private constructor(
@@ -23,9 +33,9 @@ export class KafkaCluster {
     readonly brokers: string[],
   ) {}
 
-  static async start(): Promise<KafkaCluster> {
-    const base = await freePortRun(6);
-    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-cluster-'));
+  static async start(place?: KafkaClusterPlace): Promise<KafkaCluster> {
+    const base = place?.port ?? (await freePortRun(6));
+    const dir = place?.dir ?? mkdtempSync(join(tmpdir(), 'mailbridge-cluster-'));
     const env = { ...process.env, KAFKA_CLUSTER_PORT: String(base), KAFKA_CLUSTER_DIR: dir };
     const cluster = new KafkaCluster(
       env,
@@ -35,7 +45,7 @@ export class KafkaCluster {
     try {
       await cluster.script('start');
     } catch (error) {
-      await cluster.destroy();
+      await (place ? cluster.stop() : cluster.destroy());
       throw error;
     }
     return cluster;
@@ -58,6 +68,11 @@ export class KafkaCluster {
     return Number(readFileSync(join(this.dir, `node-${node}`, 'broker.pid'), 'utf8'));
   }
 
+  /** Node N's own log; the group coordinator of the moment writes each rebalance into it. */
+  logFile(node: number): string {
+    return join(this.dir, `node-${node}`, 'broker.log');
+  }
+
   /**
    * The node coordinating `groupId`: the leader of its partition of `__consumer_offsets`
    * (Kafka's `abs(groupId.hashCode) % partitions`), which must exist already.
@@ -70,8 +85,13 @@ export class KafkaCluster {
     return leader;
   }
 
+  /** Stops every node by the PID it was started with; the data dirs and logs stay. */
+  async stop(): Promise<void> {
+    await this.script('stop');
+  }
+
   async destroy(): Promise<void> {
-    await this.script('stop').catch(() => undefined);
+    await this.stop().catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -11,6 +11,11 @@ export interface SentinelGroupOptions {
   password: string;
   /** `requirepass` of the Sentinels. */
   sentinelPassword: string;
+  /**
+   * Fixed ports (three nodes, the first the primary, and three Sentinels) and a dir that `stop`
+   * keeps, for the chaos harness; a test takes free ports and a temporary dir.
+   */
+  place?: { nodes: number[]; sentinels: number[]; dir: string };
 }
 
 interface Node {
@@ -21,7 +26,7 @@ interface Node {
 /**
  * A Redis primary with two replicas and three Sentinels (quorum 2) on loopback, from Debian's
  * `redis-server` (`--sentinel` runs the same program as `redis-sentinel`). A node can be killed
- * with -9; every process is stopped by its PID at the end.
+ * with -9 and started again; every process is stopped by its PID at the end.
  */
 export class RedisSentinelGroup {
   static readonly NAME = 'mailbridge-test';
@@ -34,10 +39,15 @@ export class RedisSentinelGroup {
   ) {}
 
   static async start(options: SentinelGroupOptions): Promise<RedisSentinelGroup> {
-    const dir = mkdtempSync(join(tmpdir(), 'mailbridge-sentinel-'));
+    const { place } = options;
+    const dir = place?.dir ?? mkdtempSync(join(tmpdir(), 'mailbridge-sentinel-'));
+    if (place) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+    }
     const ports = async (n: number) => Promise.all(Array.from({ length: n }, () => freePort()));
-    const nodes = (await ports(3)).map((port) => ({ port }));
-    const sentinels = (await ports(3)).map((port) => ({ port }));
+    const nodes = (place?.nodes ?? (await ports(3))).map((port) => ({ port }));
+    const sentinels = (place?.sentinels ?? (await ports(3))).map((port) => ({ port }));
     const group = new RedisSentinelGroup(dir, options, nodes, sentinels);
     try {
       nodes.forEach((node, i) => group.startNode(node, i === 0 ? undefined : nodes[0].port));
@@ -52,24 +62,10 @@ export class RedisSentinelGroup {
       sentinels.forEach((sentinel) => group.startSentinel(sentinel, nodes[0].port));
       for (const s of sentinels) await group.waitForNode(s.port, options.sentinelPassword);
       // Every Sentinel has found the replicas and the other Sentinels: a failover can be agreed on.
-      await waitFor(
-        async () => {
-          for (const s of sentinels) {
-            const master = await group.ask(
-              s.port,
-              options.sentinelPassword,
-              'SENTINEL',
-              'MASTER',
-              RedisSentinelGroup.NAME,
-            );
-            const fields = String(master).split(',');
-            const at = (key: string) => fields[fields.indexOf(key) + 1];
-            if (at('num-slaves') !== '2' || at('num-other-sentinels') !== '2') return undefined;
-          }
-          return true;
-        },
-        { timeoutMs: 30_000, what: 'the Sentinels to know the replicas and one another' },
-      );
+      await waitFor(() => group.sentinelsAgree(), {
+        timeoutMs: 30_000,
+        what: 'the Sentinels to know the replicas and one another',
+      });
     } catch (error) {
       group.stop();
       throw error;
@@ -103,9 +99,48 @@ export class RedisSentinelGroup {
     await exited;
   }
 
+  /**
+   * Starts the node on `port` again (its data went with the kill) as a replica of the primary
+   * of the moment, as an orchestrator restarting a lost pod would; resolves once it answers.
+   */
+  async revive(port: number): Promise<void> {
+    const node = this.nodes.find((n) => n.port === port);
+    if (!node || (node.process && node.process.exitCode === null && !node.process.signalCode))
+      throw new Error(`node ${port} is running or unknown`);
+    this.startNode(node, await this.primaryPort());
+    await this.waitForNode(port, this.options.password);
+  }
+
+  /** The keys the node on `port` holds. */
+  async dbsize(port: number): Promise<number> {
+    return Number(await this.ask(port, this.options.password, 'DBSIZE'));
+  }
+
+  pid(port: number): number | undefined {
+    return this.nodes.find((n) => n.port === port)?.process?.pid;
+  }
+
   /** SIGSTOP of the node on `port`: it neither answers nor replicates until `resume`. */
   pause(port: number): void {
     this.nodes.find((n) => n.port === port)?.process?.kill('SIGSTOP');
+  }
+
+  /**
+   * Closes the primary's links to its replicas (`CLIENT KILL TYPE replica`); returns how many it
+   * closed. A paused replica cannot link again, so nothing the primary writes from then on
+   * reaches it: not even what the kernel had buffered on a link that stayed open, which a
+   * resumed replica would still read and apply.
+   */
+  async cutReplicas(primaryPort: number): Promise<number> {
+    const closed = await this.ask(
+      primaryPort,
+      this.options.password,
+      'CLIENT',
+      'KILL',
+      'TYPE',
+      'replica',
+    );
+    return Number(closed);
   }
 
   resume(port: number): void {
@@ -118,7 +153,23 @@ export class RedisSentinelGroup {
         process.kill('SIGKILL');
       }
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    if (!this.options.place) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async sentinelsAgree(): Promise<true | undefined> {
+    for (const s of this.sentinels) {
+      const master = await this.ask(
+        s.port,
+        this.options.sentinelPassword,
+        'SENTINEL',
+        'MASTER',
+        RedisSentinelGroup.NAME,
+      );
+      const fields = String(master).split(',');
+      const at = (key: string) => fields[fields.indexOf(key) + 1];
+      if (at('num-slaves') !== '2' || at('num-other-sentinels') !== '2') return undefined;
+    }
+    return true;
   }
 
   private startNode(node: Node, primaryPort?: number): void {
@@ -128,6 +179,7 @@ export class RedisSentinelGroup {
       [
         ...['--port', String(node.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
         ...['--dir', this.dir, '--dbfilename', `${node.port}.rdb`],
+        ...['--logfile', join(this.dir, `redis-${node.port}.log`)],
         ...['--requirepass', password, '--masterauth', password],
         ...(primaryPort ? ['--replicaof', '127.0.0.1', String(primaryPort)] : []),
       ],
@@ -144,6 +196,7 @@ export class RedisSentinelGroup {
         `port ${sentinel.port}`,
         'bind 127.0.0.1',
         `dir ${this.dir}`,
+        `logfile ${join(this.dir, `sentinel-${sentinel.port}.log`)}`,
         `requirepass ${this.options.sentinelPassword}`,
         // The Sentinels talk to one another with their own password.
         `sentinel sentinel-pass ${this.options.sentinelPassword}`,
@@ -173,6 +226,9 @@ export class RedisSentinelGroup {
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,
     });
+    // A refused connection (a node still starting, or killed) rejects the command below; without
+    // a listener ioredis would also print it as an unhandled error event.
+    client.on('error', () => undefined);
     try {
       await client.connect();
       return await client.call(command[0], ...command.slice(1));

@@ -21,7 +21,10 @@ export class BatchingEnvironment extends ConsumerEnvironment {
   @Min(0)
   BATCH_LINGER_MS!: number;
 
-  /** While the consumer is behind, how long a campaign request not yet full may keep gathering. */
+  /**
+   * While the consumer is behind, how long a campaign request not yet full may keep gathering past
+   * `BATCH_LINGER_MS`, as long as records wait that would fill it; `0`: never.
+   */
   @Default('1000')
   @Type(() => Number)
   @IsInt()
