@@ -12,6 +12,7 @@ import {
   EMAIL_CAMPAIGN_SENT_V1,
   EMAIL_CONTACT_LIST_CREATED_V1,
   EMAIL_DISPATCH_FAILED_V1,
+  EMAIL_UNSUBSCRIBED_V1,
   RESULT_TOPICS,
   ResultDecodeError,
   decodeResult,
@@ -30,6 +31,10 @@ const { values } = parseArgs({
 
 /** What a subscriber would act on: the narrowed result's own fields. */
 function describe(result: MailbridgeResult): string {
+  if (result.type === EMAIL_UNSUBSCRIBED_V1) {
+    const { address, scope } = result.data;
+    return `unsubscribed ${result.data.unsubscribeId}: ${address} from ${scope} mail`;
+  }
   const about = `${result.sourceeventid} [${result.data.template}]`;
   switch (result.type) {
     case EMAIL_CAMPAIGN_SENT_V1: {

@@ -3,7 +3,7 @@
 # foreground. Ctrl-C (or SIGTERM, to npm or to this script) stops all three and leaves no process
 # behind (test/local-run.int-spec.ts). npm runs this script with `exec`, so that the SIGTERM npm
 # passes on reaches this shell's trap rather than an `sh -c` between them.
-# Other ports: KAFKA_PORT (own broker), SANDBOX_PORT, HTTP_PORT; KAFKA_BROKERS uses that broker.
+# Other ports: KAFKA_PORT (own broker), SANDBOX_PORT, HTTP_PORT, UNSUBSCRIBE_HTTP_PORT; KAFKA_BROKERS uses that broker.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The project's Node 24 (node_modules/.bin/node), also when not started through npm.
@@ -61,6 +61,7 @@ cat <<MSG
   Kafka broker      $KAFKA_BROKERS
   vendor sandbox    http://127.0.0.1:$sandbox_port   (inbox page: /inbox, record: /_sandbox/requests)
   health, metrics   http://127.0.0.1:${HTTP_PORT:-3000}/health/ready, /metrics
+  unsubscribe links http://127.0.0.1:${UNSUBSCRIBE_HTTP_PORT:-3001}/unsubscribe/<token>
 
 In another terminal:
   npm run example:publish -- user.signed_up.v1 --count 5   publish sample sign-ups

@@ -6,10 +6,11 @@ import { HealthModule } from './health/health.module';
 import { InboundModule } from './inbound/inbound.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { TracingModule } from './tracing/tracing.module';
+import { UnsubscribeModule } from './unsubscribe/unsubscribe.module';
 
 /**
  * The whole service: the inbound edge (which pulls in dispatch, delivery, the vendor's API,
- * idempotency and outbound), health, metrics and the AsyncAPI document. `config` is passed in so tests can build it
+ * idempotency and outbound), health, metrics, the AsyncAPI document and the public one-click unsubscribe listener. `config` is passed in so tests can build it
  * without the environment.
  */
 @Module({})
@@ -24,6 +25,7 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         AsyncApiModule,
+        UnsubscribeModule,
       ],
     };
   }

@@ -83,6 +83,7 @@ describe('npm run local', () => {
         ...process.env,
         HTTP_PORT: String(httpPort),
         SANDBOX_PORT: String(await freePort()),
+        UNSUBSCRIBE_HTTP_PORT: String(await freePort()),
         KAFKA_GROUP_ID: uniqueName('local'),
         NO_COLOR: '1',
         ...env,

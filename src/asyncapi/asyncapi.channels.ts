@@ -7,6 +7,7 @@ import { EMAIL_CONTACT_LIST_CREATED_V1 } from '../contracts/email-contact-list-c
 import { EMAIL_CONTACT_LIST_REQUESTED_V1 } from '../contracts/email-contact-list-requested.v1';
 import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import { EMAIL_DISPATCH_FAILED_V1 } from '../contracts/email-dispatch-failed.v1';
+import { EMAIL_UNSUBSCRIBED_V1 } from '../contracts/email-unsubscribed.v1';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
 import { USER_SIGNED_UP_V1 } from '../contracts/user-signed-up.v1';
 
@@ -61,6 +62,12 @@ export const CHANNELS: readonly ChannelSpec[] = [
     type: EMAIL_DISPATCH_FAILED_V1,
   },
   { id: 'deadLetter', variable: 'TOPIC_DEAD_LETTER', kind: 'dead-letter' },
+  {
+    id: 'unsubscribed',
+    variable: 'TOPIC_UNSUBSCRIBED',
+    kind: 'result',
+    type: EMAIL_UNSUBSCRIBED_V1,
+  },
 ];
 
 /** The production defaults of the settings the document names. */

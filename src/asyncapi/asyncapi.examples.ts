@@ -4,6 +4,7 @@ import { EMAIL_CONTACT_LIST_CREATED_V1 } from '../contracts/email-contact-list-c
 import { EMAIL_CONTACT_LIST_REQUESTED_V1 } from '../contracts/email-contact-list-requested.v1';
 import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-requested.v1';
 import { EMAIL_DISPATCH_FAILED_V1 } from '../contracts/email-dispatch-failed.v1';
+import { EMAIL_UNSUBSCRIBED_V1 } from '../contracts/email-unsubscribed.v1';
 import { ORDER_PLACED_V1 } from '../contracts/order-placed.v1';
 import { USER_SIGNED_UP_V1 } from '../contracts/user-signed-up.v1';
 
@@ -90,6 +91,13 @@ export const RESULT_EXAMPLES: Readonly<Record<string, object>> = {
     vendorStatus: 400,
     retriable: false,
     message: 'the vendor refused the request (400)',
+  },
+  [EMAIL_UNSUBSCRIBED_V1]: {
+    unsubscribeId: '0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f',
+    address: 'ada@example.com',
+    category: 'marketing',
+    scope: 'marketing',
+    unsubscribedAt: '2026-11-21T10:00:03.000Z',
   },
 };
 

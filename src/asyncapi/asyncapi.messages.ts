@@ -2,6 +2,7 @@ import {
   DEAD_LETTER_HEADERS_SCHEMA,
   RESULT_CLOUDEVENT_SCHEMA,
 } from '../contracts/contract-schemas';
+import { EMAIL_UNSUBSCRIBED_V1 } from '../contracts/email-unsubscribed.v1';
 import { INBOUND_SCHEMAS, type JsonSchema } from '../contracts/json-schema';
 import {
   CLOUDEVENTS_EXTENSION_NAME,
@@ -141,9 +142,16 @@ function resultMessages(type: string): Doc {
     source: 'mailbridge',
     type,
     time: EXAMPLE_TIME,
-    sourceeventid: (data as { sourceEventId: string }).sourceEventId,
+    // An unsubscribe answers no inbound event: its own id stands in (`email-unsubscribed.v1.ts`).
+    sourceeventid:
+      (data as { sourceEventId?: string }).sourceEventId ??
+      (data as { unsubscribeId: string }).unsubscribeId,
   };
-  const key = keyBinding('The key of the event it answers (none if that had none).');
+  const key = keyBinding(
+    type === EMAIL_UNSUBSCRIBED_V1
+      ? 'The unsubscribeId: never the address, which a compacted topic would keep for good.'
+      : 'The key of the event it answers (none if that had none).',
+  );
   return {
     binary: resultBinaryMessage(type, attributes, data, key),
     structured: {
@@ -155,12 +163,7 @@ function resultMessages(type: string): Doc {
         { [CONTENT_TYPE_HEADER]: contentType(CLOUDEVENTS_STRUCTURED_CONTENT_TYPE, 'enum'), ...traceparent() },
         [CONTENT_TYPE_HEADER],
       ),
-      payload: {
-        allOf: [
-          schemaRef(RESULT_CLOUDEVENT_SCHEMA),
-          { properties: { type: { enum: [type] }, data: schemaRef(type) } },
-        ],
-      },
+      payload: structuredResultPayload(type),
       bindings: key,
       examples: [
         {
@@ -169,6 +172,30 @@ function resultMessages(type: string): Doc {
           payload: { ...attributes, datacontenttype: JSON_CONTENT_TYPE, data },
         },
       ],
+    },
+  };
+}
+
+/**
+ * A result's structured-mode value. `result-cloudevent.v1` lists the types of the results that
+ * answer an inbound event, and subscribers may validate with it as published; the unsubscribe,
+ * which answers none, has the same attributes written out here rather than a wider enum there.
+ */
+function structuredResultPayload(type: string): Doc {
+  const own = { properties: { type: { enum: [type] }, data: schemaRef(type) } };
+  if (type !== EMAIL_UNSUBSCRIBED_V1) return { allOf: [schemaRef(RESULT_CLOUDEVENT_SCHEMA), own] };
+  const text = { type: 'string', minLength: 1 };
+  return {
+    type: 'object',
+    required: ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'sourceeventid', 'data'],
+    properties: {
+      specversion: { enum: ['1.0'] },
+      id: text,
+      source: text,
+      time: { type: 'string', format: 'date-time' },
+      datacontenttype: { enum: [JSON_CONTENT_TYPE] },
+      sourceeventid: { ...text, description: 'The unsubscribeId: no inbound event precedes it.' },
+      ...own.properties,
     },
   };
 }

@@ -36,6 +36,7 @@ function sectionsFrom(env: EnvironmentVariables) {
       env.SHUTDOWN_VENDOR_WAIT_MS ??
       Math.min(DEFAULT_VENDOR_WAIT_MS, Math.floor(env.SHUTDOWN_TIMEOUT_MS / 3)),
     templates: templatesFrom(env),
+    unsubscribe: unsubscribeFrom(env),
   };
 }
 
@@ -67,6 +68,7 @@ function topicsFrom(env: EnvironmentVariables) {
     contactListCreated: env.TOPIC_CONTACT_LIST_CREATED,
     dispatchFailed: env.TOPIC_DISPATCH_FAILED,
     deadLetter: env.TOPIC_DEAD_LETTER,
+    unsubscribed: env.TOPIC_UNSUBSCRIBED,
   };
 }
 
@@ -207,6 +209,28 @@ function templatesFrom(env: EnvironmentVariables) {
   };
 }
 
+function unsubscribeFrom(env: EnvironmentVariables) {
+  // Trimmed: a key file usually ends in a newline.
+  const keys = [env.UNSUBSCRIBE_TOKEN_KEY, env.UNSUBSCRIBE_TOKEN_PREVIOUS_KEY]
+    .map((key) => key?.trim())
+    .filter((key): key is string => key !== undefined && key !== '');
+  return {
+    /** Without a key: no public listener, no links in marketing mail. */
+    enabled: keys.length > 0,
+    /** The current key first: it seals; both open. */
+    tokenKeys: keys,
+    tokenTtlSeconds: env.UNSUBSCRIBE_TOKEN_TTL_DAYS * 86_400,
+    httpPort: env.UNSUBSCRIBE_HTTP_PORT,
+    /** Local mode without one: the listener on loopback, where `npm run local` serves it. */
+    baseUrl: (env.UNSUBSCRIBE_BASE_URL ?? `http://127.0.0.1:${env.UNSUBSCRIBE_HTTP_PORT}`).replace(
+      /\/+$/,
+      '',
+    ),
+    ratePerMinute: env.UNSUBSCRIBE_RATE_PER_MINUTE,
+    trustedProxies: env.UNSUBSCRIBE_TRUSTED_PROXIES,
+  };
+}
+
 /** What `AppConfig` holds, section by section. */
 export type AppConfigSections = ReturnType<typeof sectionsFrom>;
 export type KafkaConfig = AppConfigSections['kafka'];
@@ -219,6 +243,7 @@ export type ConsumerConfig = AppConfigSections['consumer'];
 export type BatchingConfig = AppConfigSections['batching'];
 export type IdempotencyConfig = AppConfigSections['idempotency'];
 export type TemplatesConfig = AppConfigSections['templates'];
+export type UnsubscribeConfig = AppConfigSections['unsubscribe'];
 
 /** The validated, typed configuration; built only by `loadConfig`, injected as `AppConfig`. */
 export class AppConfig implements AppConfigSections {
@@ -241,6 +266,7 @@ export class AppConfig implements AppConfigSections {
   readonly shutdownTimeoutMs!: number;
   readonly shutdownVendorWaitMs!: number;
   readonly templates!: TemplatesConfig;
+  readonly unsubscribe!: UnsubscribeConfig;
 
   private constructor(sections: AppConfigSections) {
     Object.assign(this, sections);
@@ -267,7 +293,13 @@ export class AppConfig implements AppConfigSections {
   /** Every topic the service reads or writes. */
   get allTopics(): string[] {
     const t = this.topics;
-    const outbound = [t.campaignSent, t.contactListCreated, t.dispatchFailed, t.deadLetter];
+    const outbound = [
+      t.campaignSent,
+      t.contactListCreated,
+      t.dispatchFailed,
+      t.deadLetter,
+      t.unsubscribed,
+    ];
     return [...new Set([...this.inboundTopics, ...outbound])];
   }
 
@@ -280,6 +312,7 @@ export class AppConfig implements AppConfigSections {
       passwordOf(this.idempotency.redisUrl),
       this.idempotency.redisSentinelPassword,
       this.suppression.hashKey,
+      ...this.unsubscribe.tokenKeys,
     ];
     return candidates.filter((s): s is string => typeof s === 'string' && s.length > 0);
   }
@@ -295,6 +328,10 @@ export class AppConfig implements AppConfigSections {
         ...this.idempotency,
         redisUrl: redactUrl(this.idempotency.redisUrl),
         redisSentinelPassword: this.idempotency.redisSentinelPassword && '[redacted]',
+      },
+      unsubscribe: {
+        ...this.unsubscribe,
+        tokenKeys: this.unsubscribe.tokenKeys.map(() => '[redacted]'),
       },
     };
   }

@@ -1,4 +1,4 @@
-import { ConsentEnvironment } from './environment/consent.env';
+import { UnsubscribeEnvironment } from './environment/unsubscribe.env';
 
 /**
  * Every environment variable mailbridge reads, each with its default: `@Default` holds in
@@ -8,10 +8,10 @@ import { ConsentEnvironment } from './environment/consent.env';
  *
  * The variables are declared by area, one class per file in `environment/`, each extending the
  * one before: service, kafka, topics, vendor, sender, consumer, batching, idempotency, shutdown, templates,
- * consent.
+ * consent, unsubscribe.
  * The chain is there so that this one class carries every area's decorators (class-validator,
  * class-transformer and `default.decorator.ts` all read inherited ones), and problems are
  * reported in the areas' order. A new setting is a field in its area's class plus the line in
  * `app-config.ts` that puts it into `AppConfig`.
  */
-export class EnvironmentVariables extends ConsentEnvironment {}
+export class EnvironmentVariables extends UnsubscribeEnvironment {}

@@ -20,6 +20,7 @@ import { INBOUND_READERS } from './inbound-contracts';
 import { INBOUND_SCHEMAS, lenientPaths, type JsonSchema } from './json-schema';
 import { BEYOND_STANDARD, LENIENT_KEYWORD, UNIQUE_EMAILS_KEYWORD } from './json-schema-rules';
 import type { OrderPlacedV1 } from './order-placed.v1';
+import { EMAIL_UNSUBSCRIBED_V1, type EmailUnsubscribedV1 } from './email-unsubscribed.v1';
 import type { UserSignedUpV1 } from './user-signed-up.v1';
 
 /**
@@ -57,7 +58,9 @@ const resultDataAgree: [
   Same<EmailCampaignSentV1['type'], Client.EmailCampaignSentV1['type']>,
   Same<EmailContactListCreatedV1['type'], Client.EmailContactListCreatedV1['type']>,
   Same<EmailDispatchFailedV1['type'], Client.EmailDispatchFailedV1['type']>,
-] = [true, true, true, true, true, true];
+  Agree<EmailUnsubscribedV1['data'], Client.EmailUnsubscribedV1Data>,
+  Same<EmailUnsubscribedV1['type'], Client.EmailUnsubscribedV1['type']>,
+] = [true, true, true, true, true, true, true, true];
 
 describe('@mailbridge/contracts agrees with src/contracts', () => {
   it('has the same event and result types, both ways (checked by the compiler)', () => {
@@ -71,6 +74,7 @@ describe('@mailbridge/contracts agrees with src/contracts', () => {
       EMAIL_CAMPAIGN_SENT_V1,
       EMAIL_CONTACT_LIST_CREATED_V1,
       EMAIL_DISPATCH_FAILED_V1,
+      EMAIL_UNSUBSCRIBED_V1,
     ]);
     expect(client.DISPATCH_FAILURE_RETRIABLE).toEqual(DISPATCH_FAILURE_RETRIABLE);
   });

@@ -4,6 +4,7 @@ import {
   EmailContactListCreatedV1Data,
 } from './email-contact-list-created.v1';
 import { EMAIL_DISPATCH_FAILED_V1, EmailDispatchFailedV1Data } from './email-dispatch-failed.v1';
+import { EMAIL_UNSUBSCRIBED_V1, EmailUnsubscribedV1Data } from './email-unsubscribed.v1';
 import { INBOUND_READERS } from './inbound-contracts';
 import { plainTextPattern } from './is-plain-text';
 import { INBOUND_SCHEMAS, lenientPaths, schemasOf, type JsonSchema } from './json-schema';
@@ -69,6 +70,7 @@ export const RESULT_DATA_CONTRACTS = {
   [EMAIL_CAMPAIGN_SENT_V1]: EmailCampaignSentV1Data,
   [EMAIL_CONTACT_LIST_CREATED_V1]: EmailContactListCreatedV1Data,
   [EMAIL_DISPATCH_FAILED_V1]: EmailDispatchFailedV1Data,
+  [EMAIL_UNSUBSCRIBED_V1]: EmailUnsubscribedV1Data,
 } as const;
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonSchema } from './json-schema';
 import { RESULT_DATA_CONTRACTS } from './contract-schemas';
+import { EMAIL_UNSUBSCRIBED_V1 } from './email-unsubscribed.v1';
 
 /*
  * docs/events.md's table of result `data` fields (between `<!-- result-fields -->` markers) says
@@ -49,7 +50,9 @@ describe('the result fields of docs/events.md', () => {
   it.each(Object.keys(RESULT_DATA_CONTRACTS))(
     '%s: names every field of its schema, optional ones with ?, and no other',
     (type) => {
-      const docs = [...rows.get('every result')!, ...rows.get(type)!];
+      // An unsubscribe answers no inbound event: it has none of the fields that name one.
+      const common = type === EMAIL_UNSUBSCRIBED_V1 ? [] : rows.get('every result')!;
+      const docs = [...common, ...rows.get(type)!];
       expect(docs.sort()).toEqual(published(type).sort());
     },
   );

@@ -72,6 +72,7 @@ describe('what each schema promises', () => {
       'email.campaign.sent.v1': 'result',
       'email.contact_list.created.v1': 'result',
       'email.dispatch.failed.v1': 'result',
+      'email.unsubscribed.v1': 'result',
       'result-cloudevent.v1': 'result',
       'dead-letter-headers.v1': 'result',
     });

@@ -10,6 +10,7 @@ import { DispatchService } from './dispatch.service';
 import { WindowsModule } from '../windows/windows.module';
 import { SuppressionModule } from '../suppression/suppression.module';
 import { SuppressionCommands } from './suppression.commands';
+import { UnsubscribeModule } from '../unsubscribe/unsubscribe.module';
 
 /**
  * Per event: its templates' plans, each claimed, delivered once (or placed in its contact-list
@@ -24,6 +25,7 @@ import { SuppressionCommands } from './suppression.commands';
     MetricsModule,
     WindowsModule,
     SuppressionModule,
+    UnsubscribeModule,
   ],
   providers: [
     { provide: CLOCK, useValue: systemClock },

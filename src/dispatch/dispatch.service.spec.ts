@@ -4,6 +4,11 @@ import type { CampaignAction, Planner } from '../templates/planner';
 import type { PlannerRegistry } from '../templates/planner.registry';
 import type { ActionRunner } from './action.runner';
 import type { SuppressionCommands } from './suppression.commands';
+import type { AppConfig } from '../config/app-config';
+import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
+import { randomBytes } from 'node:crypto';
+import { UnsubscribeTokens } from '../unsubscribe/unsubscribe-token';
+import type { PlannedAction } from './action.runner';
 import { DispatchService } from './dispatch.service';
 
 const event = { id: 'evt-1', type: 'user.signed_up.v1' } as unknown as InboundEvent;
@@ -27,7 +32,13 @@ function serviceWith(action: CampaignAction, metrics: MetricsService): DispatchS
     plan: () => action,
   };
   const registry = { forEventType: () => [planner] } as unknown as PlannerRegistry;
-  return new DispatchService(registry, {} as ActionRunner, metrics, {} as SuppressionCommands);
+  return new DispatchService(
+    registry,
+    {} as ActionRunner,
+    metrics,
+    {} as SuppressionCommands,
+    new UnsubscribeLinks(undefined, { unsubscribe: { baseUrl: '' } } as AppConfig),
+  );
 }
 
 async function fallbacks(metrics: MetricsService): Promise<unknown[]> {
@@ -64,5 +75,38 @@ describe(DispatchService.name, () => {
     serviceWith(campaign({}), metrics).plan(event);
 
     expect(await fallbacks(metrics)).toEqual([]);
+  });
+
+  describe('one-click unsubscribe links', () => {
+    const tokens = new UnsubscribeTokens([randomBytes(32).toString('base64')], 90 * 86_400);
+    const config = { unsubscribe: { baseUrl: 'https://mail.example.com' } } as AppConfig;
+    const linksOf = (category: Planner['category']) => {
+      const planner: Planner = {
+        name: 'news',
+        eventType: 'email.campaign.requested.v1',
+        category,
+        plan: () => campaign({}),
+      };
+      const service = new DispatchService(
+        { forEventType: () => [planner] } as unknown as PlannerRegistry,
+        {} as ActionRunner,
+        new MetricsService(),
+        {} as SuppressionCommands,
+        new UnsubscribeLinks(tokens, config),
+      );
+      const [{ action }] = service.plan(event) as PlannedAction[];
+      return (action as CampaignAction).recipients.map((r) => r.attributes?.UNSUBSCRIBE_URL);
+    };
+
+    it('gives every recipient of a marketing campaign its own link', () => {
+      const [link] = linksOf('marketing');
+      expect(link).toMatch(/^https:\/\/mail\.example\.com\/unsubscribe\//);
+      const token = link!.slice('https://mail.example.com/unsubscribe/'.length);
+      expect(tokens.open(token)).toMatchObject({ ok: true, claim: { address: 'ada@example.com' } });
+    });
+
+    it('gives none to a transactional campaign', () => {
+      expect(linksOf('transactional')).toEqual([undefined]);
+    });
   });
 });

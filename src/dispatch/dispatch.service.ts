@@ -3,6 +3,9 @@ import { EMAIL_SUPPRESSION_REQUESTED_V1 } from '../contracts/email-suppression-r
 import type { InboundEvent } from '../contracts/inbound-contracts';
 import { MetricsService } from '../metrics/metrics.service';
 import { PlannerRegistry } from '../templates/planner.registry';
+import type { TemplateCategory } from '../contracts/template-category';
+import type { TemplateAction } from '../templates/planner';
+import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 import { ActionRunner, type PlannedAction } from './action.runner';
 import type { DispatchOutcome, EventSource } from './dispatch-outcome';
 import { SuppressionCommands } from './suppression.commands';
@@ -26,6 +29,7 @@ export class DispatchService {
     private readonly runner: ActionRunner,
     private readonly metrics: MetricsService,
     private readonly suppression: SuppressionCommands,
+    private readonly links: UnsubscribeLinks,
   ) {}
 
   /**
@@ -45,7 +49,10 @@ export class DispatchService {
     let planned: PlannedAction[];
     try {
       // Templates are pure: an event one of them cannot plan will never be planned.
-      planned = templates.map((template) => ({ template, action: template.plan(event) }));
+      planned = templates.map((template) => ({
+        template,
+        action: this.withUnsubscribeLinks(template.plan(event), template.category),
+      }));
     } catch (error) {
       // Only the error's class is named: its message may quote the event.
       const name = error instanceof Error ? error.name : typeof error;
@@ -61,6 +68,15 @@ export class DispatchService {
       if (timeZoneFallback) this.metrics.timeZoneFallbacks.inc({ template: template.name });
     }
     return planned;
+  }
+
+  /**
+   * A marketing campaign's recipients each get their own one-click link (`UNSUBSCRIBE_URL`):
+   * added here, not by the template, since sealing one takes a clock and randomness.
+   */
+  private withUnsubscribeLinks(action: TemplateAction, category: TemplateCategory): TemplateAction {
+    if (action.kind !== 'campaign' || category !== 'marketing') return action;
+    return { ...action, recipients: this.links.withLinks(action.recipients, category) };
   }
 
   /** Runs each planned action to its result; resolves when every one is on Kafka. */

@@ -86,6 +86,7 @@ const TOPIC_VARIABLES: Record<keyof TopicsConfig, string> = {
   contactListCreated: 'TOPIC_CONTACT_LIST_CREATED',
   dispatchFailed: 'TOPIC_DISPATCH_FAILED',
   deadLetter: 'TOPIC_DEAD_LETTER',
+  unsubscribed: 'TOPIC_UNSUBSCRIBED',
 };
 
 /** Every topic mailbridge reads or writes, with the variable that names it. */

@@ -19,7 +19,7 @@ describe(MissingTopicsError.name, () => {
   it('knows the variable of every configured topic', () => {
     const config = loadConfig({ MAILBRIDGE_MODE: 'local', TOPIC_DEAD_LETTER: 'dlq.custom' });
     const topics = configuredTopics(config.topics);
-    expect(topics).toHaveLength(9);
+    expect(topics).toHaveLength(10);
     expect(topics).toContainEqual({ variable: 'TOPIC_DEAD_LETTER', topic: 'dlq.custom' });
     expect(new Set(topics.map((t) => t.topic))).toEqual(new Set(config.allTopics));
   });

@@ -1,6 +1,7 @@
 import { CloudEvent, Kafka } from 'cloudevents';
 import { CONTENT_TYPE_HEADER, RESULT_CLOUDEVENT_HEADERS as CE } from '../contracts/kafka-headers';
 import type { ResultEventMode } from '../contracts/result-event';
+import type { EmailUnsubscribedV1 } from '../contracts/email-unsubscribed.v1';
 import type { ResultEventOf } from './result.factory';
 
 /** A result as a Kafka record's value and headers, in one CloudEvents content mode. */
@@ -20,7 +21,10 @@ export interface EncodedResult {
  * beside `content-type`, and adds a header with the value `undefined` for every attribute the
  * event does not set (`ce_subject`, `ce_dataschema`, …).
  */
-export function encodeResult(result: ResultEventOf, mode: ResultEventMode): EncodedResult {
+export function encodeResult(
+  result: ResultEventOf | EmailUnsubscribedV1,
+  mode: ResultEventMode,
+): EncodedResult {
   switch (mode) {
     case 'binary':
       return {
@@ -37,7 +41,7 @@ export function encodeResult(result: ResultEventOf, mode: ResultEventMode): Enco
       };
     case 'structured': {
       // Not strict: the factory builds every attribute itself; the specs validate its output.
-      const message = Kafka.structured(new CloudEvent<ResultEventOf['data']>({ ...result }, false));
+      const message = Kafka.structured(new CloudEvent<typeof result.data>({ ...result }, false));
       return { value: message.value, headers: stringHeaders(message.headers) };
     }
   }

@@ -12,13 +12,16 @@ describe(configurationDoc.name, () => {
   it('lists every setting of the schema once, with its default', () => {
     const production = defaultsFor(EnvironmentVariables, 'production');
     const local = defaultsFor(EnvironmentVariables, 'local');
-    const names = [
-      ...new Set(
-        getMetadataStorage()
-          .getTargetValidationMetadatas(EnvironmentVariables, '', true, false)
-          .map((rule) => rule.propertyName),
-      ),
-    ];
+    const rules = getMetadataStorage().getTargetValidationMetadatas(
+      EnvironmentVariables,
+      '',
+      true,
+      false,
+    );
+    const names = [...new Set(rules.map((rule) => rule.propertyName))];
+    /** `@IsOptional` or `@ValidateIf`: a setting that may stay unset in production. */
+    const optional = (name: string) =>
+      rules.some((rule) => rule.propertyName === name && rule.type === 'conditionalValidation');
     expect(names.length).toBeGreaterThan(90);
     const shown = (value: string) => (value === '' ? 'empty' : `\`${value}\``);
     /** The Default cell's text, where the schema gives the setting a default. */
@@ -26,7 +29,8 @@ describe(configurationDoc.name, () => {
       const localPart =
         name in local && local[name] !== production[name] ? ` (local: ${shown(local[name])})` : '';
       if (name in production) return `| ${shown(production[name])}${localPart} `;
-      return name in local ? `| _required_${localPart} ` : '|';
+      if (!(name in local)) return '|';
+      return optional(name) ? `| unset${localPart} ` : `| _required_${localPart} `;
     };
     const rows = (name: string) =>
       doc.split('\n').filter((line) => line.startsWith(`| \`${name}\``));
@@ -48,6 +52,7 @@ describe(configurationDoc.name, () => {
       '## Shutdown',
       '## Templates',
       '## Consent',
+      '## Unsubscribe',
     ]);
   });
 

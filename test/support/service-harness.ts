@@ -29,6 +29,7 @@ export function uniqueTopics() {
     TOPIC_CONTACT_LIST_CREATED: uniqueName('email.contact_list.created.v1'),
     TOPIC_DISPATCH_FAILED: uniqueName('email.dispatch.failed.v1'),
     TOPIC_DEAD_LETTER: uniqueName('mailbridge.dead-letter.v1'),
+    TOPIC_UNSUBSCRIBED: uniqueName('email.unsubscribed.v1'),
   };
 }
 
@@ -90,6 +91,7 @@ export class PipelineFixture {
       t.TOPIC_CONTACT_LIST_CREATED,
       t.TOPIC_DISPATCH_FAILED,
       t.TOPIC_DEAD_LETTER,
+      t.TOPIC_UNSUBSCRIBED,
     ]);
     return this;
   }

@@ -7,11 +7,13 @@
 export const EMAIL_CAMPAIGN_SENT_V1 = 'email.campaign.sent.v1';
 export const EMAIL_CONTACT_LIST_CREATED_V1 = 'email.contact_list.created.v1';
 export const EMAIL_DISPATCH_FAILED_V1 = 'email.dispatch.failed.v1';
+export const EMAIL_UNSUBSCRIBED_V1 = 'email.unsubscribed.v1';
 
 export const RESULT_TYPES = [
   EMAIL_CAMPAIGN_SENT_V1,
   EMAIL_CONTACT_LIST_CREATED_V1,
   EMAIL_DISPATCH_FAILED_V1,
+  EMAIL_UNSUBSCRIBED_V1,
 ] as const;
 
 export type ResultType = (typeof RESULT_TYPES)[number];
@@ -21,6 +23,7 @@ export const RESULT_TOPICS: Readonly<Record<ResultType, string>> = {
   [EMAIL_CAMPAIGN_SENT_V1]: 'email.campaign.sent.v1',
   [EMAIL_CONTACT_LIST_CREATED_V1]: 'email.contact_list.created.v1',
   [EMAIL_DISPATCH_FAILED_V1]: 'email.dispatch.failed.v1',
+  [EMAIL_UNSUBSCRIBED_V1]: 'email.unsubscribed.v1',
 };
 
 /** The `source` of every result, unless the service is configured otherwise. */
@@ -104,6 +107,22 @@ export interface EmailDispatchFailedV1Data extends AnswersSourceEvent {
   ambiguous?: true;
 }
 
+/**
+ * `email.unsubscribed.v1`: a reader unsubscribed through a one-click link, for the services that
+ * keep customer preferences. It answers no inbound event: its `sourceeventid` is `unsubscribeId`.
+ */
+export interface EmailUnsubscribedV1Data {
+  /** The same in every copy of this unsubscribe's event: deduplicate on it. */
+  unsubscribeId: string;
+  address: string;
+  /** The category of the email whose link was followed. */
+  category: 'transactional' | 'marketing';
+  /** The mail it stops from now on. */
+  scope: 'marketing' | 'all';
+  /** RFC 3339. */
+  unsubscribedAt: string;
+}
+
 /** How the record carried the CloudEvent (CloudEvents Kafka protocol binding). */
 export type ContentMode = 'binary' | 'structured';
 
@@ -137,9 +156,14 @@ export type EmailDispatchFailedV1 = ResultEvent<
   EmailDispatchFailedV1Data
 >;
 
+export type EmailUnsubscribedV1 = ResultEvent<
+  typeof EMAIL_UNSUBSCRIBED_V1,
+  EmailUnsubscribedV1Data
+>;
+
 /** Any result, discriminated by `type`. */
 export type MailbridgeResult =
-  EmailCampaignSentV1 | EmailContactListCreatedV1 | EmailDispatchFailedV1;
+  EmailCampaignSentV1 | EmailContactListCreatedV1 | EmailDispatchFailedV1 | EmailUnsubscribedV1;
 
 export function isResultType(type: string): type is ResultType {
   return (RESULT_TYPES as readonly string[]).includes(type);

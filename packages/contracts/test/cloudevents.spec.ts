@@ -3,6 +3,7 @@ import {
   EMAIL_CAMPAIGN_SENT_V1,
   EMAIL_CONTACT_LIST_CREATED_V1,
   EMAIL_DISPATCH_FAILED_V1,
+  EMAIL_UNSUBSCRIBED_V1,
   ResultDecodeError,
   SchemaValidationError,
   SchemaValidator,
@@ -318,6 +319,15 @@ describe('decodeResult', () => {
         }),
       ),
       decodeResult(resultRecord('binary', EMAIL_DISPATCH_FAILED_V1, failed)),
+      decodeResult(
+        resultRecord('structured', EMAIL_UNSUBSCRIBED_V1, {
+          unsubscribeId: 'evt-1',
+          address: 'ada@example.com',
+          category: 'marketing',
+          scope: 'marketing',
+          unsubscribedAt: '2026-11-21T10:00:01.250Z',
+        }),
+      ),
     ];
     const summary = results.map((result) => {
       switch (result.type) {
@@ -327,9 +337,11 @@ describe('decodeResult', () => {
           return result.data.listId;
         case EMAIL_DISPATCH_FAILED_V1:
           return result.data.errorCode;
+        case EMAIL_UNSUBSCRIBED_V1:
+          return result.data.scope;
       }
     });
-    expect(summary).toEqual(['req-1', 'l-1', 'VENDOR_REJECTED']);
+    expect(summary).toEqual(['req-1', 'l-1', 'VENDOR_REJECTED', 'marketing']);
   });
 
   it('reads what the cloudevents SDK encodes, in both modes', () => {
