@@ -38,14 +38,8 @@ export class PrivateBroker {
     readonly saslSslAddress?: string,
   ) {}
 
-  /** `ports`: the broker's and its controller's, for a spec that must keep to given ports. */
-  static async start(
-    listeners: SecuredListeners = {},
-    ports?: { port: number; controllerPort: number },
-  ): Promise<PrivateBroker> {
-    const [port, controllerPort] = ports
-      ? [ports.port, ports.controllerPort]
-      : [await freePort(), await freePort()];
+  static async start(listeners: SecuredListeners = {}): Promise<PrivateBroker> {
+    const [port, controllerPort] = [await freePort(), await freePort()];
     const sslPort = listeners.ssl ? await freePort() : undefined;
     const saslPort = listeners.saslUsers ? await freePort() : undefined;
     const saslSslPort = listeners.saslUsers ? await freePort() : undefined;

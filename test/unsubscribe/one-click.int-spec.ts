@@ -14,6 +14,7 @@ import {
   uniqueName,
   waitFor,
 } from '../support/kafka-helpers';
+import { freePort } from '../support/free-port';
 import { PrivateBroker } from '../support/private-broker';
 import { PipelineFixture } from '../support/service-harness';
 
@@ -26,29 +27,8 @@ import { PipelineFixture } from '../support/service-harness';
 const KEY = randomBytes(32).toString('base64');
 const DAY = 86_400;
 const tokens = new UnsubscribeTokens([KEY], 90 * DAY);
-/** Ports of this spec's own listener and broker. */
-const LISTENER_PORT = 39571;
-const BROKER_PORTS = [
-  { port: 39594, controllerPort: 39595 },
-  { port: 39596, controllerPort: 39597 },
-  { port: 39588, controllerPort: 39589 },
-];
-
-/**
- * A private broker on the first of {@link BROKER_PORTS} it can bind: a fixed port in the
- * ephemeral range may be some connection's source port just then.
- */
-async function brokerOnOurPorts(): Promise<PrivateBroker> {
-  let failure: unknown;
-  for (const ports of BROKER_PORTS) {
-    try {
-      return await PrivateBroker.start({}, ports);
-    } catch (error) {
-      failure = error;
-    }
-  }
-  throw failure;
-}
+/** The first suite's listener, on a free port found before it starts. */
+let listenerPort = 0;
 
 function unsubscribeEnv(port: number): Record<string, string> {
   return {
@@ -58,7 +38,7 @@ function unsubscribeEnv(port: number): Record<string, string> {
   };
 }
 
-function post(token: string, port = LISTENER_PORT): Promise<Response> {
+function post(token: string, port = listenerPort): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}/unsubscribe/${token}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -73,7 +53,8 @@ describe('one-click unsubscribe', () => {
 
   beforeAll(async () => {
     await fixture.start();
-    const app = await fixture.startService(unsubscribeEnv(LISTENER_PORT));
+    listenerPort = await freePort();
+    const app = await fixture.startService(unsubscribeEnv(listenerPort));
     const list = app.get(SuppressionList);
     suppressed = async (address) => (await list.check([address], 'marketing'))[0];
     unsubscribed = () =>
@@ -164,7 +145,7 @@ describe('one-click unsubscribe while the broker is stopped', () => {
   let collector: TopicCollector | undefined;
 
   beforeAll(async () => {
-    broker = await brokerOnOurPorts();
+    broker = await PrivateBroker.start();
     await fixture.start();
   });
   afterAll(async () => {
@@ -176,16 +157,17 @@ describe('one-click unsubscribe while the broker is stopped', () => {
 
   it('answers 200 once the suppression is stored, and publishes the event once the broker is back', async () => {
     const topics = fixture.topics;
+    const port = await freePort();
     await createTopics(broker.kafka(), Object.values(topics), 1, [fixture.groupId]);
     const env = fixture.env({
-      ...unsubscribeEnv(LISTENER_PORT + 1),
+      ...unsubscribeEnv(port),
       KAFKA_BROKERS: broker.address,
     });
     app = await startApp(loadConfig(env));
 
     await broker.stop();
     const address = `away-${uniqueName('a')}@example.com`;
-    const answer = await post(tokens.seal(address, 'marketing'), LISTENER_PORT + 1);
+    const answer = await post(tokens.seal(address, 'marketing'), port);
     expect(answer.status).toBe(200);
 
     await broker.restart();
