@@ -307,11 +307,9 @@ describe(CampaignBatcher.name, () => {
       return { check, calls };
     }
 
-    it('withholds suppressed recipients, asking once per request, and tells each caller which', async () => {
-      jest.useRealTimers();
-      const sender = new RecordingSender();
-      const { check, calls } = checkOf(['r2@example.com'], ['r3@example.com']);
-      const batcher = new CampaignBatcher(
+    /** A batcher with no ledger, tracing or fake clock, asking `check` before each write. */
+    const checkedBatcher = (sender: RecordingSender, check: SuppressionCheck) =>
+      new CampaignBatcher(
         sender,
         { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
         undefined,
@@ -319,6 +317,12 @@ describe(CampaignBatcher.name, () => {
         undefined,
         check,
       );
+
+    it('withholds suppressed recipients, asking once per request, and tells each caller which', async () => {
+      jest.useRealTimers();
+      const sender = new RecordingSender();
+      const { check, calls } = checkOf(['r2@example.com'], ['r3@example.com']);
+      const batcher = checkedBatcher(sender, check);
       const marketing = batcher.add('k', content, [recipient(1), recipient(2)], {
         claim: claim(1),
         category: 'marketing',
@@ -373,14 +377,7 @@ describe(CampaignBatcher.name, () => {
       jest.useRealTimers();
       const sender = new RecordingSender();
       const check: SuppressionCheck = { checkEach: () => Promise.reject(new Error('down')) };
-      const batcher = new CampaignBatcher(
-        sender,
-        { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
-        undefined,
-        undefined,
-        undefined,
-        check,
-      );
+      const batcher = checkedBatcher(sender, check);
       const results = batcher.add('k', content, [recipient(1)], {
         claim: claim(1),
         category: 'marketing',
