@@ -172,16 +172,23 @@ function batchingFrom(env: EnvironmentVariables) {
   };
 }
 
+/** `host:port[,host:port…]` as addresses; undefined when unset. */
+function hostPorts(list: string | undefined): Array<{ host: string; port: number }> | undefined {
+  return list?.split(',').map((address) => {
+    const at = address.lastIndexOf(':');
+    return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
+  });
+}
+
 function idempotencyFrom(env: EnvironmentVariables) {
   return {
     store: env.IDEMPOTENCY_STORE,
     /** `REDIS_URL`, with `REDIS_PASSWORD` in it when that is set. */
     redisUrl: withPassword(env.REDIS_URL, env.REDIS_PASSWORD),
     /** Set: the primary is found through these Sentinels, by `redisSentinelName`. */
-    redisSentinels: env.REDIS_SENTINELS?.split(',').map((address) => {
-      const at = address.lastIndexOf(':');
-      return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
-    }),
+    redisSentinels: hostPorts(env.REDIS_SENTINELS),
+    /** Set: Redis runs in cluster mode, and these nodes are where the client starts. */
+    redisClusterNodes: hostPorts(env.REDIS_CLUSTER_NODES),
     redisSentinelName: env.REDIS_SENTINEL_NAME,
     redisSentinelPassword: env.REDIS_SENTINEL_PASSWORD,
     /** What a `sending` mark or an outcome needs before it counts (see `ReplicaAcknowledgement`). */

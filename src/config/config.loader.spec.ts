@@ -395,6 +395,26 @@ describe(loadConfig.name, () => {
     ]);
   });
 
+  it('starts from the nodes of a Redis Cluster when REDIS_CLUSTER_NODES names them', () => {
+    expect(loadConfig(production).idempotency.redisClusterNodes).toBeUndefined();
+    const config = loadConfig({
+      ...production,
+      REDIS_URL: 'rediss://mailbridge:secret-cluster-pass@unused',
+      REDIS_CLUSTER_NODES: 'redis-0.redis:6379,10.0.0.8:7000',
+    });
+    expect(config.idempotency.redisClusterNodes).toEqual([
+      { host: 'redis-0.redis', port: 6379 },
+      { host: '10.0.0.8', port: 7000 },
+    ]);
+    expect(config.secrets).toContain('secret-cluster-pass');
+    expect(problemsOf({ ...production, REDIS_CLUSTER_NODES: 'redis-0' })).toEqual([
+      'REDIS_CLUSTER_NODES must be host:port[,host:port…]',
+    ]);
+    expect(
+      problemsOf({ ...production, REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINELS: 'b:2' }),
+    ).toEqual(['REDIS_SENTINELS and REDIS_CLUSTER_NODES cannot both be set: pick one topology']);
+  });
+
   it('names a malformed Sentinel list or primary name', () => {
     expect(problemsOf({ ...production, REDIS_SENTINELS: 'sentinel-a' })).toEqual([
       'REDIS_SENTINELS must be host:port[,host:port…]',

@@ -96,6 +96,13 @@ function load(env: Env, inScope: (variable: string) => boolean): AppConfig {
   ) {
     problems.push('SHUTDOWN_VENDOR_WAIT_MS must be below SHUTDOWN_TIMEOUT_MS');
   }
+  if (
+    inScope('REDIS_CLUSTER_NODES') &&
+    vars.REDIS_SENTINELS !== undefined &&
+    vars.REDIS_CLUSTER_NODES !== undefined
+  ) {
+    problems.push('REDIS_SENTINELS and REDIS_CLUSTER_NODES cannot both be set: pick one topology');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return AppConfig.from(vars);
 }

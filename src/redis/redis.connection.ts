@@ -28,8 +28,15 @@ export const DEFAULT_CONNECTION: RedisConnectionOptions = {
 /** A connection to one Redis (standalone, or a primary with replicas) or to a Redis Cluster. */
 export type RedisClient = Redis | Cluster;
 
-/** Where Redis is: its URL, the node URLs of a Redis Cluster, or a primary its Sentinels name. */
-export type RedisTarget = string | readonly string[] | SentinelTarget;
+/** Where Redis is: its URL, the nodes of a Redis Cluster, or a primary its Sentinels name. */
+export type RedisTarget = string | ClusterTarget | SentinelTarget;
+
+/** A Redis Cluster, found from a few of its nodes; the client learns the others and each move. */
+export interface ClusterTarget {
+  /** The scheme (`rediss:` for TLS), user and password of every node; its host is not used. */
+  url: string;
+  nodes: ReadonlyArray<{ host: string; port: number }>;
+}
 
 /** A Redis primary with replicas, found (and found again after a failover) through Sentinels. */
 export interface SentinelTarget {
@@ -266,7 +273,19 @@ function clientFor(target: RedisTarget): RedisClient {
       reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
     });
   }
-  return new Cluster([...target], { ...CLIENT_OPTIONS, redisOptions: CLIENT_OPTIONS });
+  // Each node's connection takes the URL's credentials and TLS; MOVED, ASK, a failover and a
+  // node's missing script (NOSCRIPT: EVALSHA falls back to EVAL) are the cluster client's to
+  // handle, not the service's.
+  const url = new URL(target.url);
+  return new Cluster([...target.nodes], {
+    ...CLIENT_OPTIONS,
+    redisOptions: {
+      ...CLIENT_OPTIONS,
+      username: decodeURIComponent(url.username) || undefined,
+      password: decodeURIComponent(url.password) || undefined,
+      tls: url.protocol === 'rediss:' ? {} : undefined,
+    },
+  });
 }
 
 function isSentinelTarget(target: RedisTarget): target is SentinelTarget {
@@ -275,11 +294,8 @@ function isSentinelTarget(target: RedisTarget): target is SentinelTarget {
 
 function secretsOfTarget(target: RedisTarget): string[] {
   if (typeof target === 'string') return secretsOf(target);
-  if (isSentinelTarget(target)) {
-    const sentinel = target.sentinelPassword ? [target.sentinelPassword] : [];
-    return [...secretsOf(target.url), ...sentinel];
-  }
-  return target.flatMap(secretsOf);
+  const sentinel = isSentinelTarget(target) && target.sentinelPassword;
+  return [...secretsOf(target.url), ...(sentinel ? [sentinel] : [])];
 }
 
 /** The password of a Redis URL, as written and decoded; none for a URL without one. */

@@ -1,6 +1,6 @@
 import { Inject, Module, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { DEFAULT_CONNECTION, RedisConnection } from './redis.connection';
+import { DEFAULT_CONNECTION, RedisConnection, type RedisTarget } from './redis.connection';
 
 /**
  * The one Redis connection (`RedisConnection`); `undefined` when the service runs on the
@@ -20,15 +20,17 @@ export const REDIS_CONNECTION = Symbol('REDIS_CONNECTION');
       inject: [AppConfig],
       useFactory: ({ idempotency }: AppConfig): RedisConnection | undefined => {
         if (idempotency.store === 'memory') return undefined;
-        const { redisUrl: url, redisSentinels: sentinels } = idempotency;
-        const target = sentinels
+        const { redisUrl: url, redisSentinels: sentinels, redisClusterNodes: nodes } = idempotency;
+        const target: RedisTarget = sentinels
           ? {
               url,
               sentinels,
               name: idempotency.redisSentinelName,
               sentinelPassword: idempotency.redisSentinelPassword,
             }
-          : url;
+          : nodes
+            ? { url, nodes }
+            : url;
         const connection = new RedisConnection(
           target,
           idempotency.keyPrefix,

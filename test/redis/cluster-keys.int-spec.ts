@@ -58,7 +58,10 @@ describe('the stores on a Redis Cluster', () => {
       { what: 'the cluster to serve every slot' },
     );
     admin.disconnect();
-    connection = new RedisConnection([`redis://127.0.0.1:${port}`], prefix);
+    connection = new RedisConnection(
+      { url: 'redis://127.0.0.1', nodes: [{ host: '127.0.0.1', port }] },
+      prefix,
+    );
     await connection.connect();
   });
 

@@ -44,6 +44,17 @@ export class IdempotencyEnvironment extends BatchingEnvironment {
   })
   REDIS_SENTINELS?: string;
 
+  /**
+   * Nodes of a Redis Cluster to start from (any few; the client learns the rest and every move of
+   * a slot). `REDIS_URL` then gives the scheme (`rediss://` for TLS), user and password; not its
+   * host. Not with `REDIS_SENTINELS`.
+   */
+  @IsOptional()
+  @Matches(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, {
+    message: 'REDIS_CLUSTER_NODES must be host:port[,host:port…]',
+  })
+  REDIS_CLUSTER_NODES?: string;
+
   /** The name the Sentinels know the primary by (`sentinel monitor <name> …`). */
   @Default('mymaster')
   @Matches(/^[\w.-]{1,100}$/, { message: 'REDIS_SENTINEL_NAME may hold letters, digits and _ . -' })
