@@ -1,7 +1,9 @@
 import type { AppConfig } from '../config/app-config';
 import type { ResultPublisher } from '../outbound/result.publisher';
 import { MemoryUnsubscribeOutbox } from './memory-unsubscribe.outbox';
+import { Registry } from 'prom-client';
 import { UnsubscribeDrain } from './unsubscribe.drain';
+import { UnsubscribeMetrics } from './unsubscribe.metrics';
 import type { PendingUnsubscribe } from './unsubscribe.outbox';
 
 const config = {
@@ -36,16 +38,20 @@ describe(UnsubscribeDrain.name, () => {
         return Promise.resolve();
       },
     } as unknown as ResultPublisher;
-    const drain = new UnsubscribeDrain(outbox, publisher, config);
+    const metrics = UnsubscribeMetrics.on(new Registry());
+    const drain = new UnsubscribeDrain(outbox, publisher, config, metrics);
 
     drain.kick();
     await settled();
     expect(outbox.size).toBe(1);
+    expect((await metrics.outboxBlocked.get()).values[0].value).toBe(1);
 
     brokerUp = true;
     drain.kick();
     await settled();
     expect(outbox.size).toBe(0);
+    expect((await metrics.outboxBlocked.get()).values[0].value).toBe(0);
+    expect((await metrics.published.get()).values[0].value).toBe(1);
     expect(published).toEqual([
       {
         topic: 'email.unsubscribed.v1',

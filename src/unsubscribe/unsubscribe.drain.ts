@@ -8,6 +8,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import { unsubscribedRecord } from '../outbound/unsubscribed.factory';
 import { ResultPublisher } from '../outbound/result.publisher';
+import { UnsubscribeMetrics } from './unsubscribe.metrics';
 import { UNSUBSCRIBE_OUTBOX, type UnsubscribeOutbox } from './unsubscribe.outbox';
 
 /** How often every replica looks for unsubscribes still waiting, besides after each POST. */
@@ -33,6 +34,7 @@ export class UnsubscribeDrain implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(UNSUBSCRIBE_OUTBOX) private readonly outbox: UnsubscribeOutbox,
     private readonly publisher: ResultPublisher,
     private readonly config: AppConfig,
+    private readonly metrics: UnsubscribeMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -74,11 +76,12 @@ export class UnsubscribeDrain implements OnApplicationBootstrap, OnModuleDestroy
             batch.map((pending) =>
               this.publisher.publish(topic, unsubscribedRecord(pending, this.config.results)),
             ),
-          ).then(() => undefined),
+          ).then(() => this.metrics.published.inc(batch.length)),
         )) === DRAIN_BATCH
       );
       if (this.failing) this.logger.log('unsubscribe events are being published again');
       this.failing = false;
+      this.metrics.outboxBlocked.set(0);
     } catch (error) {
       if (!this.failing) {
         this.logger.warn(
@@ -86,6 +89,7 @@ export class UnsubscribeDrain implements OnApplicationBootstrap, OnModuleDestroy
         );
       }
       this.failing = true;
+      this.metrics.outboxBlocked.set(1);
     }
   }
 }

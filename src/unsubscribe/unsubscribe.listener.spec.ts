@@ -89,6 +89,12 @@ describe(UnsubscribeListener.name, () => {
       expect((await fixture.postOneClick(fixture.tokens.seal(ADDRESS, 'marketing'))).status).toBe(
         200,
       );
+      // Each answer is counted by its status on /metrics.
+      const counted = await fixture.metrics.answers.get();
+      const count = (status: string) =>
+        counted.values.find((v) => String(v.labels.status) === status)?.value;
+      expect(count('503')).toBe(1);
+      expect(count('200')).toBeGreaterThanOrEqual(1);
     });
 
     it('refuses a body past 1 KiB with 413 before changing anything', async () => {

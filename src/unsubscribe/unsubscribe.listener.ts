@@ -23,6 +23,7 @@ import {
   type Page,
 } from './unsubscribe-page';
 import { MAX_TOKEN_LENGTH } from './unsubscribe-token';
+import { UnsubscribeMetrics } from './unsubscribe.metrics';
 import { Unsubscriber } from './unsubscriber';
 
 /**
@@ -50,6 +51,7 @@ export class UnsubscribeListener implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly config: AppConfig,
     private readonly unsubscriber: Unsubscriber,
+    private readonly metrics: UnsubscribeMetrics,
   ) {
     // Per replica, in memory: a shared count would cost a Redis call per request an attacker makes.
     this.limiter = new RateLimiterMemory({
@@ -93,6 +95,7 @@ export class UnsubscribeListener implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    response.once('finish', () => this.metrics.answers.inc({ status: response.statusCode }));
     try {
       if (!(await this.admitted(request, response))) return;
       // Node takes a request line without a version as HTTP/0.9, whose "headers" are then

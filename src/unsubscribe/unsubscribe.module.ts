@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { MetricsModule } from '../metrics/metrics.module';
 import { OutboundModule } from '../outbound/outbound.module';
 import type { RedisConnection } from '../redis/redis.connection';
 import { REDIS_CONNECTION, RedisModule } from '../redis/redis.module';
@@ -11,6 +12,7 @@ import { SUPPRESSION_WRITER } from './suppression-writer';
 import { UnsubscribeDrain } from './unsubscribe.drain';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { UnsubscribeListener } from './unsubscribe.listener';
+import { UnsubscribeMetrics } from './unsubscribe.metrics';
 import { UNSUBSCRIBE_OUTBOX, type UnsubscribeOutbox } from './unsubscribe.outbox';
 import { UnsubscribeTokens } from './unsubscribe-token';
 import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
@@ -21,7 +23,7 @@ import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
  * `UNSUBSCRIBE_TOKEN_KEY`.
  */
 @Module({
-  imports: [RedisModule, OutboundModule, SuppressionModule],
+  imports: [RedisModule, OutboundModule, SuppressionModule, MetricsModule],
   providers: [
     {
       provide: UNSUBSCRIBE_TOKENS,
@@ -41,6 +43,7 @@ import { UNSUBSCRIBE_TOKENS, Unsubscriber } from './unsubscriber';
     },
     { provide: SUPPRESSION_WRITER, useExisting: SuppressionList },
     UnsubscribeDrain,
+    UnsubscribeMetrics,
     Unsubscriber,
     UnsubscribeListener,
     UnsubscribeLinks,

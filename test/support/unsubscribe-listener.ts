@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Logger, type LoggerService } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import type { AppConfig } from '../../src/config/app-config';
 import { MemoryUnsubscribeOutbox } from '../../src/unsubscribe/memory-unsubscribe.outbox';
 import type { SuppressionScope, SuppressionWriter } from '../../src/unsubscribe/suppression-writer';
 import type { UnsubscribeDrain } from '../../src/unsubscribe/unsubscribe.drain';
 import { UnsubscribeListener } from '../../src/unsubscribe/unsubscribe.listener';
+import { UnsubscribeMetrics } from '../../src/unsubscribe/unsubscribe.metrics';
 import { UnsubscribeTokens } from '../../src/unsubscribe/unsubscribe-token';
 import { Unsubscriber } from '../../src/unsubscribe/unsubscriber';
 
@@ -41,6 +43,7 @@ export class ListenerFixture {
   readonly outbox = new MemoryUnsubscribeOutbox();
   readonly kicks = { count: 0 };
   readonly logs: string[] = [];
+  readonly metrics = UnsubscribeMetrics.on(new Registry());
   listener!: UnsubscribeListener;
 
   async start(settings: { ratePerMinute?: number; trustedProxies?: number } = {}): Promise<this> {
@@ -64,7 +67,7 @@ export class ListenerFixture {
     } as unknown as AppConfig;
     const drain = { kick: () => void this.kicks.count++ } as unknown as UnsubscribeDrain;
     const unsubscriber = new Unsubscriber(this.tokens, this.suppression, this.outbox, drain);
-    this.listener = new UnsubscribeListener(config, unsubscriber);
+    this.listener = new UnsubscribeListener(config, unsubscriber, this.metrics);
     await this.listener.onApplicationBootstrap();
     return this;
   }

@@ -4,6 +4,7 @@ import type { EmailUnsubscribedV1 } from '@mailbridge/contracts';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config/config.loader';
 import type { CampaignRequest } from '../../src/email-api/vendor.types';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { SuppressionList } from '../../src/suppression/suppression-list';
 import { UnsubscribeTokens } from '../../src/unsubscribe/unsubscribe-token';
 import { campaignRequested } from '../support/events';
@@ -50,11 +51,14 @@ describe('one-click unsubscribe', () => {
   const fixture = new PipelineFixture();
   let unsubscribed: () => EmailUnsubscribedV1[];
   let suppressed: (address: string) => Promise<boolean>;
+  /** The service's /metrics text. */
+  let scrape: () => Promise<string>;
 
   beforeAll(async () => {
     await fixture.start();
     listenerPort = await freePort();
     const app = await fixture.startService(unsubscribeEnv(listenerPort));
+    scrape = () => app.get(MetricsService).registry.metrics();
     const list = app.get(SuppressionList);
     suppressed = async (address) => (await list.check([address], 'marketing'))[0];
     unsubscribed = () =>
@@ -86,6 +90,11 @@ describe('one-click unsubscribe', () => {
         m.key?.toString() === event.data.unsubscribeId,
     );
     expect(record).toBeDefined();
+    // The answer and the event published are on the service's own /metrics.
+    const metrics = await scrape();
+    expect(metrics).toMatch(/^mailbridge_unsubscribe_answers_total\{status="200"\} [1-9]/m);
+    expect(metrics).toMatch(/^mailbridge_unsubscribe_events_published_total [1-9]/m);
+    expect(metrics).toMatch(/^mailbridge_unsubscribe_outbox_blocked 0$/m);
 
     await produce(fixture.kafka, fixture.topics.TOPIC_CAMPAIGN_REQUESTED, [
       { key: command.id, value: JSON.stringify(command) },
