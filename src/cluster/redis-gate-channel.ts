@@ -108,7 +108,7 @@ export class RedisGateChannel implements GateChannel {
     subscriber.on('ready', () => {
       subscriber
         .subscribe(this.channel)
-        .then(() => this.catchUp())
+        .then(() => this.catchUp(subscriber))
         .catch(() => undefined); // the next 'ready' tries again
     });
     // Only a cluster node's subscriber ends by itself (it does not reconnect): try the next node.
@@ -200,11 +200,25 @@ export class RedisGateChannel implements GateChannel {
     if (!acknowledged) subscriber.disconnect();
   }
 
-  /** Reads the standing close, for a replica that was not subscribed when it was announced. */
-  private async catchUp(): Promise<void> {
-    const [now, close, left] = await this.redis.mailbridgeGateRead(this.key);
-    this.readClock(now);
-    if (close) this.deliver(closeOf(close, left));
+  /**
+   * Reads the standing close, for a replica that was not subscribed when it was announced. A
+   * read that fails while the subscription stands is tried again: on a cluster the key's primary
+   * may be failing over while the subscriber's node is fine, and no later 'ready' would come.
+   */
+  private async catchUp(subscriber: Redis): Promise<void> {
+    for (;;) {
+      try {
+        const [now, close, left] = await this.redis.mailbridgeGateRead(this.key);
+        this.readClock(now);
+        if (close) this.deliver(closeOf(close, left));
+        return;
+      } catch (error) {
+        if (this.stopped || this.subscriber !== subscriber || subscriber.status !== 'ready') {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, NEXT_NODE_MS));
+      }
+    }
   }
 
   private readClock(redisNow: number): void {
