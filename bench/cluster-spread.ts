@@ -1,10 +1,11 @@
 import { cpus, loadavg } from 'node:os';
-import { startApp, serviceLoggerFor } from '../src/app';
-import { loadConfig } from '../src/config/config.loader';
+import { join } from 'node:path';
 import { SandboxServer } from '../src/sandbox/sandbox.server';
 import { RedisClusterGroup } from '../test/support/redis-cluster';
 import { API_KEY, RELAY_KEY, serviceEnv, uniqueTopics } from '../test/support/service-harness';
 import { BENCH_KAFKA_PORT, startBroker } from './infra/broker';
+import { howEnded, startNode, stopChild, type StartedChild } from './infra/child-process';
+import { repoRoot } from './infra/repo-root';
 import { benchKafka, createTopics, sleep, topicSize } from './infra/bench-kafka';
 import { numberFlag } from './config/number-flag';
 import { preload } from './workloads/preload';
@@ -14,11 +15,14 @@ import { userSignedUp } from './workloads/event-factory';
  * `npm run bench:cluster`: how the service's Redis keys and calls spread over the primaries of
  * a Redis Cluster. It starts three primaries and three replicas of the machine's `redis-server`
  * on free loopback ports (`test/support/redis-cluster.ts`), a broker (or uses `KAFKA_BROKERS`)
- * and the vendor sandbox, preloads `--signups` sign-ups (default 100,000), runs the service in
- * this process on the cluster (`REDIS_CLUSTER_NODES` naming one node) until every sign-up has
+ * and the vendor sandbox, preloads `--signups` sign-ups (default 100,000), runs the service
+ * (`dist/main.js`, its log in `.cache/bench-logs/cluster-spread.log`) on the cluster
+ * (`REDIS_CLUSTER_NODES` naming one node) until every sign-up has
  * its result, and prints per primary: its slots, the keys it holds (`DBSIZE`), the script calls
  * it ran (`INFO commandstats`: `evalsha` and `eval`, the service's claims, marks and outcomes),
- * its suppression reads (`hmget`) and every command it ran, those scripts ran included
+ * its `hmget` calls (the suppression list's read, one per campaign request, on the primary that
+ * holds the list; the window metrics' read of their counts, one a second, on the windows'
+ * primary) and every command it ran, those scripts ran included
  * (`total_commands_processed`). Every process it started is stopped by its PID at the end. It
  * asserts nothing.
  */
@@ -31,7 +35,7 @@ async function main(): Promise<void> {
   const sandbox = new SandboxServer({ relayAccessToken: RELAY_KEY, apiKey: API_KEY });
   const kafka = benchKafka(broker.brokers);
   const admin = kafka.admin();
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let service: StartedChild | undefined;
   try {
     await sandbox.listen(0);
     await admin.connect();
@@ -42,20 +46,24 @@ async function main(): Promise<void> {
     await group.resetStats();
 
     const started = Date.now();
+    // The tests' environment reads its broker from here; this run's broker is the one to use.
+    process.env.KAFKA_BROKERS = broker.brokers.join(',');
     const env = serviceEnv(sandbox.url, topics, `cluster-spread-${started}`, {
-      KAFKA_BROKERS: broker.brokers.join(','),
       REDIS_URL: 'redis://cluster-managed',
       REDIS_CLUSTER_NODES: group.addresses[0],
     });
-    const config = loadConfig(env);
-    app = await startApp(config, serviceLoggerFor(config));
-    while ((await topicSize(admin, topics.TOPIC_CAMPAIGN_SENT)) < signups) await sleep(500);
+    service = startNode('cluster-spread', join(repoRoot(), 'dist/main.js'), env);
+    while ((await topicSize(admin, topics.TOPIC_CAMPAIGN_SENT)) < signups) {
+      const ended = howEnded(service);
+      if (ended !== undefined) throw new Error(`the service ended (${ended}): ${service.logFile}`);
+      await sleep(500);
+    }
     const seconds = (Date.now() - started) / 1000;
 
     const rows = [];
     for (const port of primaries) rows.push(await primaryFigures(group, port));
     console.log(
-      '| primary | slots | keys | share of keys | script calls | suppression reads | commands run |',
+      '| primary | slots | keys | share of keys | script calls | hmget calls | commands run |',
     );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     const keys = rows.reduce((sum, r) => sum + r.keys, 0);
@@ -73,7 +81,7 @@ async function main(): Promise<void> {
         `load average ${load.toFixed(2)} at the start.`,
     );
   } finally {
-    await app?.close();
+    if (service) await stopChild(service, 30_000);
     await admin.disconnect();
     await sandbox.close();
     group.stop();
