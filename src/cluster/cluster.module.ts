@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { REQUEST_BUDGET } from '../email-api/request-budget';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -25,10 +24,7 @@ import type { SharedRequestBudget } from './shared-request-budget';
       inject: [REDIS_CONNECTION, InstanceLiveness],
       useFactory: (redis: RedisConnection | undefined, instance: InstanceLiveness): GateChannel => {
         if (!redis) return new LocalGateChannel();
-        // Its pub/sub subscriber is a duplicate of one Redis connection; no setting makes a
-        // cluster connection yet, and the gate needs its own subscriber for one.
-        if (redis.client.isCluster) throw new Error('the shared vendor gate needs one Redis');
-        const channel = new RedisGateChannel(redis.client as Redis, redis.keyPrefix, instance.id);
+        const channel = new RedisGateChannel(redis.client, redis.keyPrefix, instance.id);
         channel.start();
         return channel;
       },

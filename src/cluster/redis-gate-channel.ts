@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { Redis, Result } from 'ioredis';
+import { Cluster, type Redis, type Result } from 'ioredis';
 import { luaScript } from '../redis/lua';
+import type { RedisClient } from '../redis/redis.connection';
 import type { GateCause, GateChannel, SharedClose } from './gate-channel';
 
 /*
@@ -30,6 +31,11 @@ const QUIT_TIMEOUT_MS = 1_000;
  * connection up) is dropped: it would pause every replica for a failure long past.
  */
 const CLOSE_VALID_MS = 1_000;
+/**
+ * How long a subscriber on a cluster waits before it tries the next node, after its node went
+ * away or none was known yet: short, since closes published meanwhile reach it only as the key.
+ */
+const NEXT_NODE_MS = 250;
 
 /**
  * The vendor gate shared by every replica through one Redis key and a pub/sub channel. The
@@ -37,14 +43,25 @@ const CLOSE_VALID_MS = 1_000;
  * duplicate of the shared one; each time it (re)connects it reads the key, so that a close
  * announced while it was away still counts. A Redis that cannot be reached leaves each replica
  * with its own gate: a close is not queued to land late, when it may no longer be true.
+ *
+ * On a Redis Cluster the key lives on its slot's primary, and the script's PUBLISH reaches every
+ * node over the cluster bus, so the subscription may sit on any node, a replica too. It is a
+ * plain connection to one node, not ioredis' cluster subscriber: that one moves to another node
+ * and subscribes again on its own, but says nothing when it has, and a close published while it
+ * moved would then be missed; this one reads the key each time it subscribes. When its node goes
+ * away it does not wait for that node: it tries the next one the cluster client knows.
  */
 export class RedisGateChannel implements GateChannel {
   private readonly logger = new Logger(RedisGateChannel.name);
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly key: string;
   private readonly channel: string;
   private readonly listeners: Array<(close: SharedClose) => void> = [];
   private subscriber?: Redis;
+  private stopped = false;
+  /** The next cluster node to try for the subscription (round robin over the known nodes). */
+  private nextNode = 0;
+  private retry?: NodeJS.Timeout;
   /**
    * Redis's clock minus this process's, at most: a reply read late makes it look smaller, so the
    * largest seen is the best. Unknown until Redis first answered.
@@ -53,7 +70,7 @@ export class RedisGateChannel implements GateChannel {
 
   /** On the shared connection (`REDIS_CONNECTION`'s client), its keys under `keyPrefix`. */
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     keyPrefix: string,
     readonly self: string,
   ) {
@@ -72,13 +89,17 @@ export class RedisGateChannel implements GateChannel {
 
   /** Subscribes (not awaited by the caller: a Redis that is down must not hold the start up). */
   start(): void {
-    const subscriber = this.redis.duplicate({
-      lazyConnect: true,
-      autoResubscribe: false,
-      enableAutoPipelining: false,
-      // Named after this instance, so that an operator (or a test) can find its subscription.
-      connectionName: `mailbridge-gate:${this.self}`,
-    });
+    this.stopped = false;
+    this.subscribe();
+  }
+
+  private subscribe(): void {
+    if (this.stopped) return;
+    const subscriber = this.subscriberConnection();
+    if (!subscriber) {
+      this.retry = setTimeout(() => this.subscribe(), NEXT_NODE_MS); // no cluster node known yet
+      return;
+    }
     this.subscriber = subscriber;
     // `RedisConnection` reports Redis being away (logs, readiness); an error listener keeps
     // ioredis from printing each failed reconnection as an unhandled error event.
@@ -87,10 +108,35 @@ export class RedisGateChannel implements GateChannel {
     subscriber.on('ready', () => {
       subscriber
         .subscribe(this.channel)
-        .then(() => this.catchUp())
+        .then(() => this.catchUp(subscriber))
         .catch(() => undefined); // the next 'ready' tries again
     });
+    // Only a cluster node's subscriber ends by itself (it does not reconnect): try the next node.
+    subscriber.on('end', () => {
+      if (this.subscriber !== subscriber || this.stopped) return;
+      this.subscriber = undefined;
+      this.retry = setTimeout(() => this.subscribe(), NEXT_NODE_MS);
+    });
     subscriber.connect().catch(() => undefined);
+  }
+
+  /**
+   * A connection for the subscription: a duplicate of the one Redis connection, which reconnects
+   * by itself; on a cluster, one to the next known node, which ends when that node goes away.
+   */
+  private subscriberConnection(): Redis | undefined {
+    const options = {
+      lazyConnect: true,
+      autoResubscribe: false,
+      enableAutoPipelining: false,
+      // Named after this instance, so that an operator (or a test) can find its subscription.
+      connectionName: `mailbridge-gate:${this.self}`,
+    };
+    if (!(this.redis instanceof Cluster)) return this.redis.duplicate(options);
+    const nodes = this.redis.nodes('all');
+    if (nodes.length === 0) return undefined;
+    const node = nodes[this.nextNode++ % nodes.length];
+    return node.duplicate({ ...options, retryStrategy: () => null });
   }
 
   async announce(
@@ -132,6 +178,8 @@ export class RedisGateChannel implements GateChannel {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (!subscriber) return;
@@ -152,11 +200,25 @@ export class RedisGateChannel implements GateChannel {
     if (!acknowledged) subscriber.disconnect();
   }
 
-  /** Reads the standing close, for a replica that was not subscribed when it was announced. */
-  private async catchUp(): Promise<void> {
-    const [now, close, left] = await this.redis.mailbridgeGateRead(this.key);
-    this.readClock(now);
-    if (close) this.deliver(closeOf(close, left));
+  /**
+   * Reads the standing close, for a replica that was not subscribed when it was announced. A
+   * read that fails while the subscription stands is tried again: on a cluster the key's primary
+   * may be failing over while the subscriber's node is fine, and no later 'ready' would come.
+   */
+  private async catchUp(subscriber: Redis): Promise<void> {
+    for (;;) {
+      try {
+        const [now, close, left] = await this.redis.mailbridgeGateRead(this.key);
+        this.readClock(now);
+        if (close) this.deliver(closeOf(close, left));
+        return;
+      } catch (error) {
+        if (this.stopped || this.subscriber !== subscriber || subscriber.status !== 'ready') {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, NEXT_NODE_MS));
+      }
+    }
   }
 
   private readClock(redisNow: number): void {

@@ -6,7 +6,7 @@ import {
   type RedisClient,
   type RedisConnectionOptions,
 } from '../redis/redis.connection';
-import { luaScript } from '../redis/lua';
+import { defineCountedScript, luaScript } from '../redis/lua';
 import { perSlot } from '../redis/slots';
 import { Coalescer } from './coalescer';
 import {
@@ -102,19 +102,17 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.slots = { sharded: this.redis.isCluster };
     // Scripts are loaded once and then called by their SHA (EVALSHA), not sent every time.
     // The Lua is in the .lua files beside this one.
-    this.redis.defineCommand('mailbridgeClaim', { lua: luaScript(__dirname, 'claim') });
+    defineCountedScript(this.redis, 'mailbridgeClaim', luaScript(__dirname, 'claim'));
     this.redis.defineCommand('mailbridgeRenew', {
       numberOfKeys: 1,
       lua: luaScript(__dirname, 'renew'),
     });
-    this.redis.defineCommand('mailbridgeMarkSending', {
-      lua: luaScript(__dirname, 'mark-sending'),
-    });
+    defineCountedScript(this.redis, 'mailbridgeMarkSending', luaScript(__dirname, 'mark-sending'));
     this.redis.defineCommand('mailbridgeRelease', {
       numberOfKeys: 1,
       lua: luaScript(__dirname, 'release'),
     });
-    this.redis.defineCommand('mailbridgeComplete', { lua: luaScript(__dirname, 'complete') });
+    defineCountedScript(this.redis, 'mailbridgeComplete', luaScript(__dirname, 'complete'));
   }
 
   /** Resolves once connected (see `RedisConnection.connect`). */

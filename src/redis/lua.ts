@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from './redis.connection';
 
 const read = new Map<string, string>();
 
@@ -26,4 +28,21 @@ function luaFile(path: string): string {
     read.set(path, text);
   }
   return text;
+}
+
+/**
+ * Defines a script whose key count is each call's first argument (`EVALSHA sha <count> keys…`)
+ * on the shared client. On a Redis Cluster it is kept out of ioredis' auto-pipelining, which
+ * groups a turn's commands by the node of their first argument, taken for their key: the count
+ * ("1", "3") would stand for the key, and a group holding keys of two primaries is refused as a
+ * whole ("All keys in the pipeline should belong to the same slots allocation group"). Sent on
+ * its own, the cluster client routes each call by its keys (and follows MOVED and ASK for it),
+ * and the calls of one turn still leave together, none waiting for another's answer.
+ */
+export function defineCountedScript(redis: RedisClient, name: string, lua: string): void {
+  redis.defineCommand(name, { lua });
+  if (!(redis instanceof Cluster)) return;
+  const ignored = redis.options.autoPipeliningIgnoredCommands ?? [];
+  // A new array: ioredis' default one is shared by every cluster client of the process.
+  if (!ignored.includes(name)) redis.options.autoPipeliningIgnoredCommands = [...ignored, name];
 }

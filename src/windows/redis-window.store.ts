@@ -3,7 +3,7 @@ import type { Result } from 'ioredis';
 import type { RedisClient } from '../redis/redis.connection';
 import type { ContactMember } from '../email-api/vendor.types';
 import { Coalescer } from '../idempotency/coalescer';
-import { luaScript } from '../redis/lua';
+import { defineCountedScript, luaScript } from '../redis/lua';
 import type {
   Placement,
   TakenList,
@@ -91,7 +91,7 @@ export class RedisWindowStore implements WindowStore {
     // Loaded once and then called by SHA (EVALSHA), like the idempotency store's scripts.
     for (const [name, file] of Object.entries(scripts)) {
       // The number of keys is each call's first argument: the add script's varies.
-      redis.defineCommand(name, { lua: luaScript(__dirname, 'window-common', file) });
+      defineCountedScript(redis, name, luaScript(__dirname, 'window-common', file));
     }
   }
 
