@@ -272,6 +272,19 @@ async function waitOnEveryPrimary(
   return Math.min(...answers);
 }
 
+/**
+ * A command to a primary that was lost is tried again every 250 ms, its slots looked up again
+ * each time, for up to 40 s: a replica takes over after `cluster-node-timeout` (15 s by default)
+ * and an election. ioredis' defaults (16 tries 100 ms apart) give up after 1.6 s, mid-failover;
+ * a command that still fails leaves its record to be tried again, like any Redis error.
+ */
+const RIDE_OUT_A_FAILOVER = {
+  retryDelayOnFailover: 250,
+  retryDelayOnClusterDown: 250,
+  retryDelayOnTryAgain: 250,
+  maxRedirections: 160,
+};
+
 function clientFor(target: RedisTarget): RedisClient {
   if (typeof target === 'string') return new Redis(target, CLIENT_OPTIONS);
   if (isSentinelTarget(target)) {
@@ -295,6 +308,7 @@ function clientFor(target: RedisTarget): RedisClient {
   const url = new URL(target.url);
   return new Cluster([...target.nodes], {
     ...CLIENT_OPTIONS,
+    ...RIDE_OUT_A_FAILOVER,
     redisOptions: {
       ...CLIENT_OPTIONS,
       username: decodeURIComponent(url.username) || undefined,

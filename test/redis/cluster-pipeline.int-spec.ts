@@ -217,6 +217,9 @@ describe('the service on a Redis Cluster of three primaries and three replicas',
     expect(calls.total('claim')).toBeLessThanOrEqual(RECIPIENTS);
     // Each primary holds a third of the slots, and gets about a third of the calls.
     for (const figure of figures) expect(figure.markSending).toBeGreaterThan(slots / 4);
+    // REDIS_WAIT_REPLICAS is 1 on a cluster unless set: the marks before the request is written,
+    // and the outcomes before the results, wait for every primary's replica (a WAIT on each).
+    for (const figure of figures) expect(figure.wait).toBeGreaterThanOrEqual(2);
   });
 });
 
