@@ -63,8 +63,8 @@ const MAY_IMPORT = {
   health: ['config', 'inbound', 'delivery', 'idempotency', 'kafka', 'cluster'],
   // One-click unsubscribe: its public listener, tokens and outbox; its events go out through
   // outbound, its outbox lives in Redis, its suppressions in the suppression list; email-api for
-  // the recipient type its links are added to.
-  unsubscribe: ['config', 'contracts', 'email-api', 'outbound', 'redis', 'suppression'],
+  // the recipient type its links are added to; metrics for the registry its counters join.
+  unsubscribe: ['config', 'contracts', 'email-api', 'metrics', 'outbound', 'redis', 'suppression'],
   // The AsyncAPI document: the contracts' schemas under the configured topic names, and its route.
   asyncapi: ['config', 'contracts'],
   // The local stand-in for the vendor, and command-line tools: beside the service, not in it.
