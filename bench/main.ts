@@ -13,6 +13,7 @@ import type {
   BenchReport,
   LatencyResult,
   LocaleResult,
+  SuppressionResult,
   ThroughputResult,
 } from './report/result-types';
 import { fmt, headline, ms } from './report/summary';
@@ -27,6 +28,7 @@ import { HostCpu } from './measure/host-cpu';
 import { runHttpCeiling } from './phases/http.runner';
 import { runLatency } from './phases/latency.runner';
 import { runLocaleMix, serviceMaxRecipients } from './phases/locales.runner';
+import { runSuppressionList, SUPPRESSION_LIST_SIZES } from './phases/suppression.runner';
 import { runThroughput } from './phases/throughput.runner';
 import { fixedLatency, SLOW_WITH_TAIL } from './vendor/latency-profile';
 import { VendorHandle } from './vendor/vendor.handle';
@@ -173,6 +175,26 @@ async function main(): Promise<void> {
       }
     }
 
+    // The same service over the same sign-ups, with an empty suppression list and a filled one,
+    // alternating as the locales do: the CPU the check costs as the list grows.
+    const suppression: SuppressionResult[] = [];
+    if (runsSuppression(options)) {
+      if (!redisReached) throw new Error('the suppression section writes its lists to Redis');
+      for (let rep = 1; rep <= options.reps; rep++) {
+        for (const entries of alternate(SUPPRESSION_LIST_SIZES, rep)) {
+          const expected = sizes.get(input.user) ?? 0;
+          const r = await runSuppressionList(ctx, redis, entries, input.user, expected, rep);
+          log(
+            `suppression r${rep} ${entries.toLocaleString('en-US')} entries: ${fmt(r.eventsPerSecond)} sign-ups/s, ` +
+              `${r.events}/${expected} (${r.status}), ${r.suppressedSignUps} suppressed, ` +
+              `${r.cpuMsPer1kEvents?.toFixed(0) ?? 'n/a'} CPU ms/1k` +
+              (r.note ? ` — ${r.note}` : ''),
+          );
+          suppression.push(r);
+        }
+      }
+    }
+
     const latency: LatencyResult[] = [];
     const latencyPhases = options.sections.includes('latency')
       ? LATENCY_PHASES.filter((p) => options.phases.includes(p))
@@ -230,6 +252,7 @@ async function main(): Promise<void> {
       latency,
       backlog,
       ...(locales.length > 0 ? { locales } : {}),
+      ...(suppression.length > 0 ? { suppression } : {}),
     };
     const files = writeReport(report, resolve(root, options.outDir), stamp, readSizing(root));
     if (options.profile) {
@@ -271,6 +294,11 @@ function alternate<T>(phases: readonly T[], rep: number): T[] {
   return rep % 2 === 1 ? [...phases] : [...phases].reverse();
 }
 
+/** The suppression section runs mailbridge alone too, on the user workload's events. */
+function runsSuppression(options: BenchOptions): boolean {
+  return options.sections.includes('suppression') && options.phases.includes('mailbridge');
+}
+
 /** The locales section runs mailbridge alone, like the backlog test. */
 function runsLocales(options: BenchOptions): boolean {
   return options.sections.includes('locales') && options.phases.includes('mailbridge');
@@ -292,7 +320,7 @@ async function preloadAll(
   const sizes = new Map<string, number>();
   const { options } = ctx;
   const jobs: Array<[string, string, number, typeof userSignedUp]> = [];
-  if (options.sections.includes('user'))
+  if (options.sections.includes('user') || runsSuppression(options))
     jobs.push(['user.signed_up.v1', input.user, options.userEvents, userSignedUp]);
   if (options.sections.includes('order'))
     jobs.push(['order.placed.v1', input.order, options.orderEvents, orderPlaced]);

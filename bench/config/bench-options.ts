@@ -16,7 +16,7 @@ export type PhaseName = (typeof PHASES)[number];
  * What a run measures: each workload's throughput phases, the latency run, the backlog test, and
  * mailbridge on single- against mixed-locale sign-ups (`locales`).
  */
-export const SECTIONS = ['user', 'order', 'latency', 'backlog', 'locales'] as const;
+export const SECTIONS = ['user', 'order', 'latency', 'backlog', 'locales', 'suppression'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Every knob of a run; `--scale` multiplies the event counts, never the rates or time caps. */

@@ -34,7 +34,7 @@ export async function startPhaseProcess(
    */
   profiled = true,
 ): Promise<PhaseProcess> {
-  const groupId = `${ctx.runId}.${runName}`;
+  const groupId = phaseGroupId(ctx, runName);
   const logName = `${ctx.runId}.${runName}`;
   switch (phase) {
     case 'ceiling-consume':
@@ -150,6 +150,19 @@ export function floorProfileDir(ctx: BenchContext): string {
   return join(profileDir(ctx), 'floors');
 }
 
+/** The key the service under test hashes addresses with for its suppression list. */
+export const BENCH_SUPPRESSION_HASH_KEY = 'suppression-hash-key-for-tests-only-32';
+
+/** The consumer group of a phase run: its run id and the run's name. */
+export function phaseGroupId(ctx: BenchContext, runName: string): string {
+  return `${ctx.runId}.${runName}`;
+}
+
+/** `IDEMPOTENCY_KEY_PREFIX` of the service in a run of `groupId`: each run its own namespace. */
+export function serviceKeyPrefix(groupId: string): string {
+  return `bench:${groupId}:`;
+}
+
 /** The environment of `node dist/main.js` in production mode against the bench's sandbox. */
 async function serviceEnv(
   ctx: BenchContext,
@@ -179,7 +192,7 @@ async function serviceEnv(
     // The bench's Redis, not the service's default: a child gets only the environment it is given.
     REDIS_URL: benchRedisUrl(),
     // Every repetition replays the same event ids: each run gets its own idempotency namespace.
-    IDEMPOTENCY_KEY_PREFIX: `bench:${groupId}:`,
+    IDEMPOTENCY_KEY_PREFIX: serviceKeyPrefix(groupId),
     // The machine's Redis is shared: a run's million keys must not stay for the default week.
     IDEMPOTENCY_TTL_SECONDS: '900',
     TOPIC_USER_SIGNED_UP: input.user,
@@ -192,7 +205,7 @@ async function serviceEnv(
     VENDOR_BASE_URL: `${ctx.vendor.url}/v1`,
     VENDOR_RELAY_ACCESS_TOKEN: SANDBOX_RELAY_ACCESS_TOKEN,
     VENDOR_API_KEY: SANDBOX_API_KEY,
-    SUPPRESSION_HASH_KEY: 'suppression-hash-key-for-tests-only-32',
+    SUPPRESSION_HASH_KEY: BENCH_SUPPRESSION_HASH_KEY,
     SENDER_FROM_EMAIL: 'bench@mailbridge.local',
     // Run as the image runs it: with the heap limit the Dockerfile sets.
     NODE_OPTIONS: imageRuntime().nodeOptions,

@@ -20,6 +20,11 @@ const JOIN_TIMEOUT_MS = 60_000;
 /** After the last confirmation, contact-list results count as settled once quiet this long. */
 const SETTLE_MS = 1_000;
 
+/** The name of one repetition of one phase in its topics, group, log and profile files. */
+export function phaseRunName(name: string, phase: EventPhase, rep: number): string {
+  return `${name}.${phase}.r${rep}`;
+}
+
 /**
  * Runs one event phase over a preloaded workload. The window opens when the phase's consumer
  * group is Stable (the earliest it can fetch) and closes at the broker time of its last event
@@ -42,7 +47,7 @@ export async function runThroughput(
    */
   name: string = workload,
 ): Promise<ThroughputResult> {
-  const runName = `${name}.${phase}.r${rep}`;
+  const runName = phaseRunName(name, phase, rep);
   const base = { workload, phase, rep, expected };
   if (phase === 'mailbridge' && workload === 'order' && !ctx.orderSupported) {
     return unsupported(base, 'not supported by this build (no TOPIC_ORDER_PLACED in its config)');

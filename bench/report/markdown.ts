@@ -2,6 +2,7 @@ import { median } from '../measure/percentiles';
 import { localeShares } from '../workloads/event-factory';
 import type { BenchReport, LocaleResult } from './result-types';
 import { sizingSection, type Sizing } from './sizing';
+import { suppressionSection } from './suppression-table';
 import {
   fmt,
   headline,
@@ -78,6 +79,7 @@ export function markdownReport(report: BenchReport, chart: string, sizing?: Sizi
     }
   }
   out.push(...localesSection(report.locales ?? []));
+  out.push(...suppressionSection(report.suppression ?? []));
   const latency = summarizeLatency(report.latency);
   if (latency.length > 0) {
     const r = report.latency[0];

@@ -65,6 +65,16 @@ export interface LocaleResult extends ThroughputResult {
   fullRequests: number | null;
 }
 
+/**
+ * One repetition of the suppression section: mailbridge's throughput run over the user
+ * workload with a suppression list of `entries` in its namespace.
+ */
+export interface SuppressionResult extends ThroughputResult {
+  entries: number;
+  /** Sign-ups whose address is on the list (scope `all`): sent nothing, answered SUPPRESSED. */
+  suppressedSignUps: number;
+}
+
 export interface LatencyResult {
   phase: PhaseName;
   rep: number;
@@ -119,6 +129,8 @@ export interface BenchReport {
   backlog?: BacklogResult;
   /** The locales section: single- and mixed-locale sign-ups, each repetition both. */
   locales?: LocaleResult[];
+  /** The suppression section: the user workload with an empty and a filled list, each repetition both. */
+  suppression?: SuppressionResult[];
 }
 
 export const MB = 1024 * 1024;

@@ -41,6 +41,13 @@ const PRODUCTS: Array<[string, string, number]> = [
   ['SKU-FLT-100', 'Paper filters, 100 pcs', 450],
 ];
 
+/** The address of sign-up `n`. */
+export function signUpEmail(n: number): string {
+  const first = FIRST[n % FIRST.length];
+  const last = LAST[(n >> 3) % LAST.length];
+  return `${first.toLowerCase()}.${last.toLowerCase()}.${n}@example.com`;
+}
+
 /**
  * A `user.signed_up.v1` as the accounts service would publish it; `n` makes it unique. The
  * reader's locale cycles through {@link LOCALES} unless `locale` is given.
@@ -60,7 +67,7 @@ export function userSignedUp(
     source: 'https://accounts.example.com',
     data: {
       userId,
-      email: `${first.toLowerCase()}.${last.toLowerCase()}.${n}@example.com`,
+      email: signUpEmail(n),
       name: `${first} ${last}`,
       plan: PLANS[n % PLANS.length],
       locale,

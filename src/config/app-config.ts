@@ -193,7 +193,7 @@ function idempotencyFrom(env: EnvironmentVariables) {
     redisSentinelPassword: env.REDIS_SENTINEL_PASSWORD,
     /** What a `sending` mark or an outcome needs before it counts (see `ReplicaAcknowledgement`). */
     redisReplicas: {
-      replicas: env.REDIS_WAIT_REPLICAS ?? (env.REDIS_SENTINELS ? 1 : 0),
+      replicas: env.REDIS_WAIT_REPLICAS ?? (env.REDIS_SENTINELS || env.REDIS_CLUSTER_NODES ? 1 : 0),
       timeoutMs: env.REDIS_WAIT_TIMEOUT_MS,
       onShortfall: env.REDIS_REPLICA_SHORTFALL,
     },

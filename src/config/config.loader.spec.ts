@@ -407,6 +407,7 @@ describe(loadConfig.name, () => {
       { host: '10.0.0.8', port: 7000 },
     ]);
     expect(config.secrets).toContain('secret-cluster-pass');
+    expect(config.idempotency.redisReplicas.replicas).toBe(1);
     expect(problemsOf({ ...production, REDIS_CLUSTER_NODES: 'redis-0' })).toEqual([
       'REDIS_CLUSTER_NODES must be host:port[,host:port…]',
     ]);

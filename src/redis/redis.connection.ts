@@ -82,18 +82,17 @@ export class RedisConnection {
     this.secrets = secretsOfTarget(target);
     this.client = clientFor(target);
     const client = this.client;
-    if (client instanceof Cluster && replicaSettings.replicas > 0) {
-      // A WAIT answers for the node it went to, and a sharded Redis has one primary per slot.
-      throw new Error(
-        'waiting for replicas (REDIS_WAIT_REPLICAS) needs one primary, not a Redis Cluster',
-      );
-    }
     this.replicas = new ReplicaAcknowledgement(
-      (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
+      client instanceof Cluster
+        ? (replicas, timeoutMs) => waitOnEveryPrimary(client, replicas, timeoutMs)
+        : (replicas, timeoutMs) => client.wait(replicas, timeoutMs),
       () => this.closes,
       replicaSettings,
     );
     this.client.on('close', () => this.closes++);
+    // On a cluster each primary has its own connection: losing any one may lose what it held.
+    if (client instanceof Cluster)
+      client.on('+node', (node: Redis) => node.on('close', () => this.closes++));
     // Without a listener ioredis prints every reconnection failure as an unhandled error event.
     this.client.on('error', (error: Error) => {
       this.lastError = this.redact(error.message);
@@ -255,6 +254,23 @@ const CLIENT_OPTIONS = {
   maxRetriesPerRequest: null,
   lazyConnect: true,
 };
+
+/**
+ * A WAIT answers for the writes of the connection it goes to, and on a cluster each primary has
+ * its own: so it goes to every primary at once (one round trip, in parallel), and the fewest
+ * replicas any of them reached is the answer. A primary this connection wrote nothing to answers
+ * at once with its replicas' count.
+ */
+async function waitOnEveryPrimary(
+  cluster: Cluster,
+  replicas: number,
+  timeoutMs: number,
+): Promise<number> {
+  const primaries = cluster.nodes('master');
+  if (primaries.length === 0) throw new Error('no Redis Cluster primary known yet');
+  const answers = await Promise.all(primaries.map((node) => node.wait(replicas, timeoutMs)));
+  return Math.min(...answers);
+}
 
 function clientFor(target: RedisTarget): RedisClient {
   if (typeof target === 'string') return new Redis(target, CLIENT_OPTIONS);

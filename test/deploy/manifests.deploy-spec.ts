@@ -138,6 +138,13 @@ function only<T extends K8sObject>(objects: K8sObject[], kind: string): T {
   return found[0] as T;
 }
 
+/** The Service of that name. */
+function service(objects: K8sObject[], name: string): IService & K8sObject {
+  const found = objects.find((o) => o.kind === 'Service' && o.metadata.name === name);
+  if (!found) throw new Error(`no Service named ${name}`);
+  return found as IService & K8sObject;
+}
+
 function mainContainer(deployment: IDeployment): IContainer {
   const container = deployment.spec?.template.spec?.containers.find((c) => c.name === 'mailbridge');
   if (!container) throw new Error('no container named mailbridge');
@@ -161,10 +168,16 @@ function loadedConfig(deployment: IDeployment): AppConfig {
       }
     }
     // Each key file is read from a stand-in holding a sample key, as long as the longest minimum
-    // a key setting has (SUPPRESSION_HASH_KEY: 32 characters).
+    // a key setting has (SUPPRESSION_HASH_KEY: 32 characters); the unsubscribe token key is 32
+    // bytes in base64.
     for (const name of Object.keys(env).filter((n) => n.endsWith('_FILE'))) {
       const standIn = join(dir, basename(env[name]));
-      writeFileSync(standIn, 'sample-key-of-forty-characters-for-tests\n');
+      writeFileSync(
+        standIn,
+        name === 'UNSUBSCRIBE_TOKEN_KEY_FILE'
+          ? `${Buffer.alloc(32, 7).toString('base64')}\n`
+          : 'sample-key-of-forty-characters-for-tests\n',
+      );
       env[name] = standIn;
     }
     return loadConfig(env);
@@ -199,12 +212,13 @@ describe.each(TREES)('$dir', ({ dir, namespace, extraKinds }) => {
     config = loadedConfig(deployment);
   });
 
-  it('renders the Deployment, its ServiceAccount, the metrics Service, the PDB and the ScaledObject', () => {
+  it('renders the Deployment, its ServiceAccount, the metrics and unsubscribe Services, the PDB and the ScaledObject', () => {
     expect(objects.map((o) => o.kind).sort()).toEqual(
       [
         'Deployment',
         'PodDisruptionBudget',
         'ScaledObject',
+        'Service',
         'Service',
         'ServiceAccount',
         ...extraKinds,
@@ -256,8 +270,8 @@ describe.each(TREES)('$dir', ({ dir, namespace, extraKinds }) => {
     expect(probePath(container.startupProbe)).toBe('/health/live');
     expect(probePath(container.livenessProbe)).toBe('/health/live');
     expect(probePath(container.readinessProbe)).toBe('/health/ready');
-    const service = only<IService & K8sObject>(objects, 'Service');
-    expect(routes).toContain(service.metadata?.annotations?.['prometheus.io/path']);
+    const metrics = service(objects, 'mailbridge-metrics');
+    expect(routes).toContain(metrics.metadata?.annotations?.['prometheus.io/path']);
   });
 
   it('serves, probes and exposes the port the service listens on (HTTP_PORT, the image EXPOSE)', () => {
@@ -271,10 +285,27 @@ describe.each(TREES)('$dir', ({ dir, namespace, extraKinds }) => {
     ]) {
       expect(probe?.httpGet?.port).toBe('http');
     }
-    const service = only<IService & K8sObject>(objects, 'Service');
-    expect(service.spec?.ports?.map((p) => p.targetPort)).toEqual(['http']);
-    expect(service.metadata?.annotations?.['prometheus.io/port']).toBe(String(config.httpPort));
-    expect(service.spec?.publishNotReadyAddresses).toBe(true);
+    const metrics = service(objects, 'mailbridge-metrics');
+    expect(metrics.spec?.ports?.map((p) => p.targetPort)).toEqual(['http']);
+    expect(metrics.metadata?.annotations?.['prometheus.io/port']).toBe(String(config.httpPort));
+    expect(metrics.spec?.publishNotReadyAddresses).toBe(true);
+  });
+
+  it('exposes the one-click unsubscribe listener on its own port and Service, apart from http', () => {
+    expect(config.unsubscribe.enabled).toBe(true);
+    expect(new URL(config.unsubscribe.baseUrl).protocol).toBe('https:');
+    const port = (container.ports ?? []).find((p) => p.name === 'unsubscribe');
+    expect(port?.containerPort).toBe(config.unsubscribe.httpPort);
+    expect(port?.containerPort).not.toBe(config.httpPort);
+    const unsubscribe = service(objects, 'mailbridge-unsubscribe');
+    expect(unsubscribe.spec?.ports?.map((p) => p.targetPort)).toEqual(['unsubscribe']);
+    // A replica whose broker is away still takes unsubscribes (their events wait in Redis).
+    expect(unsubscribe.spec?.publishNotReadyAddresses).toBe(true);
+    expect(unsubscribe.spec?.selector).toEqual(
+      service(objects, 'mailbridge-metrics').spec?.selector,
+    );
+    // Behind an ingress: the client is the address the ingress saw, not one the client wrote.
+    expect(config.unsubscribe.trustedProxies).toBe(1);
   });
 
   it('gives a stop longer than the service can take: SHUTDOWN_TIMEOUT_MS plus main.ts margin', () => {
@@ -340,7 +371,7 @@ describe.each(TREES)('$dir', ({ dir, namespace, extraKinds }) => {
     const labels = deployment.spec?.template.metadata?.labels ?? {};
     const selectors = [
       deployment.spec?.selector.matchLabels,
-      only<IService & K8sObject>(objects, 'Service').spec?.selector,
+      service(objects, 'mailbridge-metrics').spec?.selector,
       only<IPodDisruptionBudget & K8sObject>(objects, 'PodDisruptionBudget').spec?.selector
         ?.matchLabels,
       ...(deployment.spec?.template.spec?.topologySpreadConstraints ?? []).map(

@@ -201,6 +201,15 @@ export class RedisClusterGroup {
     return this.node(port).process?.pid;
   }
 
+  /** SIGSTOP of the node on `port`: it neither answers nor replicates until `resume`. */
+  pause(port: number): void {
+    this.node(port).process?.kill('SIGSTOP');
+  }
+
+  resume(port: number): void {
+    this.node(port).process?.kill('SIGCONT');
+  }
+
   /** kill -9 of every node still running, by PID; the dir goes unless it was placed. */
   stop(): void {
     for (const { process } of this.nodes) {

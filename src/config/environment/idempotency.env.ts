@@ -75,7 +75,8 @@ export class IdempotencyEnvironment extends BatchingEnvironment {
   /**
    * Replicas that must hold a claim's `sending` mark before its request is written, and an outcome
    * before its result is published (Redis' WAIT), so that a failover cannot lose them. Unset: 1
-   * with `REDIS_SENTINELS` (a primary has at least one replica there), 0 without.
+   * with `REDIS_SENTINELS` or `REDIS_CLUSTER_NODES` (a primary has a replica there), 0 without.
+   * On a cluster every primary must have them.
    */
   @IsOptional()
   @Type(() => Number)
