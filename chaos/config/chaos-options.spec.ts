@@ -56,9 +56,9 @@ describe('chaos options of a --cluster run', () => {
   });
 
   it('runs the Redis Cluster scenario when asked, or with every other one under all', () => {
-    expect(
-      parseOptions(['--cluster', '--scenario', 'redis-cluster-failover']).scenarios,
-    ).toEqual(['redis-cluster-failover']);
+    expect(parseOptions(['--cluster', '--scenario', 'redis-cluster-failover']).scenarios).toEqual([
+      'redis-cluster-failover',
+    ]);
     expect(parseOptions(['--cluster', '--scenario', 'all']).scenarios).toEqual([
       'broker-loss',
       'redis-failover',

@@ -8,7 +8,11 @@ export type Policy = (typeof POLICIES)[number];
  * `--cluster` runs the others on a three-broker cluster, with a Sentinel-managed Redis, or
  * (`redis-cluster-failover`) a Redis Cluster of three primaries and three replicas.
  */
-export const CLUSTER_SCENARIOS = ['broker-loss', 'redis-failover', 'redis-cluster-failover'] as const;
+export const CLUSTER_SCENARIOS = [
+  'broker-loss',
+  'redis-failover',
+  'redis-cluster-failover',
+] as const;
 /** What `--scenario both` (the default) runs: the two of issue 51. */
 const BOTH: Scenario[] = ['broker-loss', 'redis-failover'];
 export type Scenario = 'single' | (typeof CLUSTER_SCENARIOS)[number];

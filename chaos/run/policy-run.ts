@@ -77,7 +77,9 @@ export async function runPolicy(
     topics,
     brokers: backend.kind === 'single' ? backend.broker.brokers : backend.cluster.brokers,
     redis:
-      backend.kind === 'single' ? { REDIS_URL: backend.redis.url } : backend.cluster.serviceEnv(),
+      backend.kind === 'single'
+        ? { REDIS_URL: backend.redis.url }
+        : backend.cluster.serviceEnv(scenario),
     vendorUrl: vendor.url,
     relayAccessToken: vendor.relayAccessToken,
     apiKey: vendor.apiKey,
@@ -121,6 +123,7 @@ export async function runPolicy(
             kind: 'cluster',
             cluster: backend.cluster,
             victim: () => backend.cluster.coordinatorOf(admin, runId),
+            redis: scenario === 'redis-cluster-failover' ? 'cluster' : 'sentinel',
           };
     const runner = new FaultRunner(pool, targets, say);
     let lastProgress = 0;

@@ -45,13 +45,17 @@ describe('the service on a Redis Cluster losing a primary under load', () => {
       results: [t.TOPIC_CAMPAIGN_SENT, t.TOPIC_CONTACT_LIST_CREATED, t.TOPIC_DISPATCH_FAILED],
       deadLetter: t.TOPIC_DEAD_LETTER,
     }).start();
-    producer = fixture.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    producer = fixture.kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await producer.connect();
     replicas = new Replicas(fixture, {
       // The host is not used: the nodes are REDIS_CLUSTER_NODES.
       REDIS_URL: `redis://:${password}@cluster-managed`,
       REDIS_CLUSTER_NODES: group.addresses.join(','),
       CONTACT_LIST_WINDOW_MS: '3000',
+      // A claim whose answer was lost with the primary blocks its action for this long.
+      IDEMPOTENCY_CLAIM_TTL_MS: '15000',
       LOG_LEVEL: 'warn',
     });
   });
@@ -143,10 +147,19 @@ describe('the service on a Redis Cluster losing a primary under load', () => {
     for (const n of again) await publish(n, n + 1);
 
     await waitFor(() => (answered().length === expected.length ? true : undefined), {
-      timeoutMs: 180_000,
-      what: `every action answered (${answered().length} of ${expected.length} so far)`,
+      timeoutMs: 120_000,
+      what: 'every action answered',
     }).catch((error: Error) => {
-      replicas.printTails();
+      replicas.printTails(400);
+      const missing = expected.filter(
+        (a) => !collector.byAction.has(actionKey(a.eventId, a.template)),
+      );
+      process.stderr.write(
+        `unanswered: ${missing
+          .slice(0, 10)
+          .map((a) => `${a.eventId} ${a.template}`)
+          .join(', ')}\n`,
+      );
       throw error;
     });
     const inputs = [fixture.topics.TOPIC_USER_SIGNED_UP, fixture.topics.TOPIC_ORDER_PLACED];
@@ -216,7 +229,9 @@ async function busiestPrimary(group: RedisClusterGroup): Promise<number> {
 
 /** The port of the replica of the primary on `primary` (CLUSTER NODES names its primary's id). */
 async function replicaOf(group: RedisClusterGroup, primary: number): Promise<number> {
-  const lines = String(await group.ask(primary, 'CLUSTER', 'NODES')).trim().split('\n');
+  const lines = String(await group.ask(primary, 'CLUSTER', 'NODES'))
+    .trim()
+    .split('\n');
   const fields = lines.map((line) => line.split(' '));
   const portOf = (address: string) => Number(address.split('@')[0].split(':').pop());
   const id = fields.find((f) => portOf(f[1]) === primary)?.[0];
