@@ -83,9 +83,10 @@ async function main(): Promise<number> {
       const p = options.clusterPorts;
       say(
         `src ${meta.srcCommit}; starting three brokers on ${p.kafka}, ${p.kafka + 2}, ${p.kafka + 4}, ` +
-          `Redis on ${p.redis}-${p.redis + 2} and Sentinels on ${p.sentinel}-${p.sentinel + 2}`,
+          `Redis on ${p.redis}-${p.redis + 2} and Sentinels on ${p.sentinel}-${p.sentinel + 2}, ` +
+          `or a Redis Cluster on ${p.redisCluster}-${p.redisCluster + 5}, as the scenarios need`,
       );
-      cluster = ChaosCluster.start(p);
+      cluster = ChaosCluster.start(p, options.scenarios);
       backend = { kind: 'cluster', cluster: await cluster };
     } else {
       say(

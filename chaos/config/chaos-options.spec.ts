@@ -40,7 +40,7 @@ describe('chaos options of a --cluster run', () => {
       orders: 600,
       kills: 8,
       scaleCycles: 1,
-      clusterPorts: { kafka: 24600, redis: 24700, sentinel: 24710 },
+      clusterPorts: { kafka: 24600, redis: 24700, sentinel: 24710, redisCluster: 22720 },
       httpBasePort: 24801,
     });
   });
@@ -53,6 +53,17 @@ describe('chaos options of a --cluster run', () => {
       signups: 900,
       kills: 3,
     });
+  });
+
+  it('runs the Redis Cluster scenario when asked, or with every other one under all', () => {
+    expect(parseOptions(['--cluster', '--scenario', 'redis-cluster-failover']).scenarios).toEqual([
+      'redis-cluster-failover',
+    ]);
+    expect(parseOptions(['--cluster', '--scenario', 'all']).scenarios).toEqual([
+      'broker-loss',
+      'redis-failover',
+      'redis-cluster-failover',
+    ]);
   });
 
   it('refuses the single-node faults, --graceful and an unknown scenario', () => {
@@ -79,6 +90,10 @@ describe('the cluster faults of each scenario', () => {
     const options = parseOptions(['--cluster', '--broker-kills', '3', '--redis-failovers', '4']);
     expect(scenarioCounts(options, 'broker-loss')).toEqual({ brokerKills: 3, redisFailovers: 0 });
     expect(scenarioCounts(options, 'redis-failover')).toEqual({
+      brokerKills: 0,
+      redisFailovers: 4,
+    });
+    expect(scenarioCounts(options, 'redis-cluster-failover')).toEqual({
       brokerKills: 0,
       redisFailovers: 4,
     });

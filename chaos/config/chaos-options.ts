@@ -5,9 +5,16 @@ export type Policy = (typeof POLICIES)[number];
 
 /**
  * What a run is about: `single` is the single-node mode (one broker, one Redis, restarted);
- * `--cluster` runs each of the other two on a three-broker cluster and a Sentinel-managed Redis.
+ * `--cluster` runs the others on a three-broker cluster, with a Sentinel-managed Redis, or
+ * (`redis-cluster-failover`) a Redis Cluster of three primaries and three replicas.
  */
-export const CLUSTER_SCENARIOS = ['broker-loss', 'redis-failover'] as const;
+export const CLUSTER_SCENARIOS = [
+  'broker-loss',
+  'redis-failover',
+  'redis-cluster-failover',
+] as const;
+/** What `--scenario both` (the default) runs: the two of issue 51. */
+const BOTH: Scenario[] = ['broker-loss', 'redis-failover'];
 export type Scenario = 'single' | (typeof CLUSTER_SCENARIOS)[number];
 
 /** Where a `--cluster` run puts its processes: ports apart from the single-node mode's. */
@@ -18,6 +25,11 @@ export interface ClusterPorts {
   redis: number;
   /** The three Sentinels on sentinel, sentinel + 1, sentinel + 2. */
   sentinel: number;
+  /**
+   * The Redis Cluster's six nodes on redisCluster … redisCluster + 5 (the first three start as
+   * primaries), each bus port 10,000 above.
+   */
+  redisCluster: number;
 }
 
 /** Every knob of a chaos run. `--smoke` changes the defaults, never an explicit flag. */
@@ -41,7 +53,10 @@ export interface ChaosOptions {
   scenarios: Scenario[];
   /** kill -9 of the broker leading the run's topics and group, in a `broker-loss` run. */
   brokerKills: number;
-  /** kill -9 of the Redis primary under Sentinel, in a `redis-failover` run. */
+  /**
+   * kill -9 of the Redis primary under Sentinel in a `redis-failover` run, of the Redis Cluster
+   * primary holding the most keys in a `redis-cluster-failover` run.
+   */
   redisFailovers: number;
   clusterPorts: ClusterPorts;
   brokerRestarts: number;
@@ -71,16 +86,21 @@ const USAGE = `npm run chaos -- [options]
                           the scenarios broker-loss and redis-failover, each under every policy,
                           with a smaller load by default (5,400 + 600 events at 50/s, 8 kills,
                           1 third-replica cycle); no broker or Redis restarts
-  --scenario S            with --cluster: broker-loss, redis-failover or both (default both)
+  --scenario S            with --cluster: broker-loss, redis-failover, both (the two; default),
+                          redis-cluster-failover (the service on a Redis Cluster of three
+                          primaries and three replicas instead of Sentinel) or all
   --broker-kills N        broker-loss: kill -9 of the broker that leads the run's input and
                           result partitions and coordinates its group, revived on its data after
                           10-25 s (default 1)
   --redis-failovers N     redis-failover: kill -9 of the Redis primary; Sentinel promotes a
                           replica, the old node returns as a replica after 5-15 s (default 2;
-                          smoke 1)
+                          smoke 1); redis-cluster-failover: the same for the cluster's primary
+                          holding the most keys, its replica promoted by the cluster
   --cluster-port N        --cluster: first Kafka node (default 24600; nodes N, N+2, N+4)
   --redis-node-port N     --cluster: first Redis node (default 24700; nodes N..N+2)
   --sentinel-port N       --cluster: first Sentinel (default 24710; Sentinels N..N+2)
+  --redis-cluster-port N  --cluster: first Redis Cluster node (default 22720; nodes N..N+5, bus
+                          ports N+10000.., all below the ephemeral range)
   --graceful              a graceful round: every instance change is a SIGTERM (restarted after
                           the same delay as a kill), broker and Redis restarts default to 0, and
                           the verdict is stricter (no list twice, every stop within
@@ -118,6 +138,8 @@ const FLAGS = {
   'cluster-port': { type: 'string', default: '24600' },
   'redis-node-port': { type: 'string', default: '24700' },
   'sentinel-port': { type: 'string', default: '24710' },
+  // Bus ports 10,000 above: 32720-32725, still below Linux's ephemeral range.
+  'redis-cluster-port': { type: 'string', default: '22720' },
   policy: { type: 'string', default: 'both' },
   seed: { type: 'string', default: '8' },
   rate: { type: 'string' },
@@ -180,6 +202,7 @@ export function parseOptions(argv: string[]): ChaosOptions {
       kafka: positive('cluster-port', values['cluster-port']),
       redis: positive('redis-node-port', values['redis-node-port']),
       sentinel: positive('sentinel-port', values['sentinel-port']),
+      redisCluster: positive('redis-cluster-port', values['redis-cluster-port']),
     },
     brokerRestarts: count('broker-restarts', infraRestarts(values['broker-restarts'], '3', '1')),
     redisRestarts: count('redis-restarts', infraRestarts(values['redis-restarts'], '1', '1')),
@@ -204,7 +227,8 @@ function scenarios(cluster: boolean, raw: string): Scenario[] {
     if (raw !== 'both') throw usage('--scenario needs --cluster');
     return ['single'];
   }
-  if (raw === 'both') return [...CLUSTER_SCENARIOS];
+  if (raw === 'both') return [...BOTH];
+  if (raw === 'all') return [...CLUSTER_SCENARIOS];
   if (!(CLUSTER_SCENARIOS as readonly string[]).includes(raw))
     throw usage(`--scenario: unknown ${raw}`);
   return [raw as Scenario];
@@ -217,7 +241,10 @@ export function scenarioCounts(
 ): { brokerKills: number; redisFailovers: number } {
   return {
     brokerKills: scenario === 'broker-loss' ? options.brokerKills : 0,
-    redisFailovers: scenario === 'redis-failover' ? options.redisFailovers : 0,
+    redisFailovers:
+      scenario === 'redis-failover' || scenario === 'redis-cluster-failover'
+        ? options.redisFailovers
+        : 0,
   };
 }
 

@@ -39,7 +39,13 @@ export interface FaultLog {
  */
 export type FaultTargets =
   | { kind: 'single'; broker: ChaosBroker; redis: ChaosRedis }
-  | { kind: 'cluster'; cluster: ChaosCluster; victim: () => Promise<number> };
+  | {
+      kind: 'cluster';
+      cluster: ChaosCluster;
+      victim: () => Promise<number>;
+      /** Which Redis a failover kills a primary of: the Sentinels' or the Redis Cluster's. */
+      redis: 'sentinel' | 'cluster';
+    };
 
 /** The third replica, which comes and goes; the others are always wanted. */
 export const EXTRA_SLOT = 'c';
@@ -205,9 +211,16 @@ export class FaultRunner {
     const atMs = this.now();
     const { targets } = this;
     if (targets.kind !== 'cluster') return this.note('Redis failover skipped: no Sentinels');
-    this.note(`kill -9 of the Redis primary; the old node returns as a replica in ${downMs} ms`);
+    this.note(
+      `kill -9 of the Redis ${targets.redis === 'cluster' ? 'Cluster primary holding the most keys' : 'primary'}; ` +
+        `the old node returns as a replica in ${downMs} ms`,
+    );
+    const failover =
+      targets.redis === 'cluster'
+        ? targets.cluster.failOverRedisCluster(downMs)
+        : targets.cluster.failOverRedis(downMs);
     this.background(
-      targets.cluster.failOverRedis(downMs).then(
+      failover.then(
         (outcome) => {
           this.log.redisFailovers.push({ atMs, downMs, ...outcome });
           this.note(

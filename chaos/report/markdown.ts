@@ -39,7 +39,11 @@ function clusterSetup(o: ChaosOptions): string {
     `scenario broker-loss: ${o.brokerKills} kill -9 of the broker that coordinates the group and leads every ` +
     'input and result partition (placed so before the load), revived on its data 10-25 s later; ' +
     `scenario redis-failover: ${o.redisFailovers} kill -9 of the Redis primary, a replica promoted by Sentinel, ` +
-    'the old node back as a replica 5-15 s later; each scenario with the instance faults as well'
+    'the old node back as a replica 5-15 s later; ' +
+    `scenario redis-cluster-failover: the service on a Redis Cluster of three primaries and three replicas ` +
+    `(REDIS_CLUSTER_NODES), ${o.redisFailovers} kill -9 of the primary holding the most keys, its replica ` +
+    'promoted by the cluster, the old node back as a replica 5-15 s later; ' +
+    'each scenario with the instance faults as well'
   );
 }
 

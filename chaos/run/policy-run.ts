@@ -77,7 +77,9 @@ export async function runPolicy(
     topics,
     brokers: backend.kind === 'single' ? backend.broker.brokers : backend.cluster.brokers,
     redis:
-      backend.kind === 'single' ? { REDIS_URL: backend.redis.url } : backend.cluster.serviceEnv(),
+      backend.kind === 'single'
+        ? { REDIS_URL: backend.redis.url }
+        : backend.cluster.serviceEnv(scenario),
     vendorUrl: vendor.url,
     relayAccessToken: vendor.relayAccessToken,
     apiKey: vendor.apiKey,
@@ -121,6 +123,7 @@ export async function runPolicy(
             kind: 'cluster',
             cluster: backend.cluster,
             victim: () => backend.cluster.coordinatorOf(admin, runId),
+            redis: scenario === 'redis-cluster-failover' ? 'cluster' : 'sentinel',
           };
     const runner = new FaultRunner(pool, targets, say);
     let lastProgress = 0;
@@ -207,7 +210,13 @@ async function createRunTopics(infra: ChaosInfra, runId: string, scenario: Scena
   }
   const spread: TopicLayout = backend.kind === 'cluster' ? { cluster: {} } : {};
   const placed: TopicLayout = backend.kind === 'cluster' ? { cluster: { leader } } : {};
-  const internal = [topics.TOPIC_CAMPAIGN_REQUESTED, topics.TOPIC_CONTACT_LIST_REQUESTED];
+  // Topics the service reads or writes that the load does not use: it refuses to start without them.
+  const internal = [
+    topics.TOPIC_CAMPAIGN_REQUESTED,
+    topics.TOPIC_CONTACT_LIST_REQUESTED,
+    topics.TOPIC_SUPPRESSION_REQUESTED,
+    topics.TOPIC_UNSUBSCRIBED,
+  ];
   await createTopicsPatiently(admin, inputs, options.partitions, placed);
   await createTopicsPatiently(admin, internal, options.partitions, spread);
   // Broker time on every result: one clock for "when did the last result arrive".

@@ -8,10 +8,12 @@ export function runTopics(runId: string) {
     TOPIC_ORDER_PLACED: `${runId}.order.placed.v1`,
     TOPIC_CAMPAIGN_REQUESTED: `${runId}.email.campaign.requested.v1`,
     TOPIC_CONTACT_LIST_REQUESTED: `${runId}.email.contact_list.requested.v1`,
+    TOPIC_SUPPRESSION_REQUESTED: `${runId}.email.suppression.requested.v1`,
     TOPIC_CAMPAIGN_SENT: `${runId}.email.campaign.sent.v1`,
     TOPIC_CONTACT_LIST_CREATED: `${runId}.email.contact_list.created.v1`,
     TOPIC_DISPATCH_FAILED: `${runId}.email.dispatch.failed.v1`,
     TOPIC_DEAD_LETTER: `${runId}.mailbridge.dead-letter.v1`,
+    TOPIC_UNSUBSCRIBED: `${runId}.email.unsubscribed.v1`,
   };
 }
 
