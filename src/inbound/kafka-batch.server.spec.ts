@@ -474,6 +474,38 @@ describe(KafkaBatchServer.name, () => {
     }
   });
 
+  it('rewinds to the first record still running, not to a later one that failed first', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const { consumer, server, fetch, at, rebalance } = await start();
+      await fetch([0, 1, 2, 3]).done;
+      at(0).finish();
+      await flush();
+      // Record 1 waits on the vendor while record 3 fails (Redis lost mid-failover): fetching
+      // again from 3 would let the new fetch commit past 1, and 1 failing after would be skipped.
+      at(3).fail(new Error('Connection is closed.'));
+      await flush();
+      expect(consumer.log).toEqual(['pause 0', 'seek 0@1']);
+      at(2).finish();
+      at(1).fail(new Error('Connection is closed.')); // the straggler fails too: already fetched again
+      await flush();
+      expect(consumer.log).toEqual(['pause 0', 'seek 0@1']);
+
+      jest.advanceTimersByTime(1_000);
+      const refetched = fetch([1, 2, 3]);
+      await refetched.done;
+      for (const offset of [2, 3]) at(offset).finish();
+      await rebalance();
+      expect(consumer.commits).toEqual(committed(1)); // nothing past record 1 until it is done
+      at(1).finish();
+      await rebalance();
+      expect(consumer.commits).toEqual(committed(1, 4));
+      await server.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('starts nothing of a batch that kafkajs stopped before it was handed over', async () => {
     const { consumer, server, held, fetch } = await start();
     const batch = fetch([0, 1], { running: false }); // the group is rebalancing

@@ -303,13 +303,15 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   }
 
   /**
-   * A record failed without an outcome: fetch its partition again from it, as a consumer restart
-   * would, after a pause. The partition's later records, still running or not, commit nothing
-   * from here on (their progress is retired); they run again after the rewind, where the
-   * idempotency store turns what they already sent into results rather than second sends.
+   * A record failed without an outcome: fetch its partition again after a pause, as a restart
+   * would, from the first record of this ownership not yet done (an earlier one still running
+   * could fail unseen once its progress is retired, while the new fetch commits past it). Those
+   * records, running or not, commit nothing from here on; they run again after the rewind, where
+   * the idempotency store turns what they already sent into results rather than second sends.
    */
   private rewind(record: ConsumedRecord, progress: PartitionProgress, error: unknown): void {
-    const { topic, partition, offset } = record;
+    const { topic, partition } = record;
+    const offset = progress.firstUnfinished ?? record.offset;
     // Given back by the stop (its first steps end the work they can: see ConsumerStatus.stopping).
     if (this.stopping || this.consumerStatus.stopping) {
       this.givenBack += 1;
@@ -318,8 +320,9 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     if (progress.retired) return;
     progress.retire();
     this.progress.delete(`${topic}|${partition}`);
+    const from = offset === record.offset ? 'it' : `${offset}, the first record not yet done`;
     this.logger.warn(
-      `record ${topic}/${partition}@${offset} failed without an outcome (${asError(error).message}); fetching the partition again from it`,
+      `record ${topic}/${partition}@${record.offset} failed without an outcome (${asError(error).message}); fetching the partition again from ${from}`,
     );
     const pauses = this.pauses;
     pauses?.hold(topic, partition);

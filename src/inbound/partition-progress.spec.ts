@@ -21,6 +21,17 @@ describe(PartitionProgress.name, () => {
     expect(progress.complete('0')).toBe('4');
   });
 
+  it('names the first record not yet done, where a rewind must fetch from', () => {
+    const progress = new PartitionProgress(1);
+    progress.add(['5', '6', '7']);
+    expect(progress.firstUnfinished).toBe('5');
+    progress.complete('5');
+    progress.complete('7');
+    expect(progress.firstUnfinished).toBe('6'); // 7 is done, 6 is not
+    progress.complete('6');
+    expect(progress.firstUnfinished).toBeUndefined();
+  });
+
   it('counts a refetched offset once', () => {
     const progress = new PartitionProgress(1);
     progress.add(['5', '6']);

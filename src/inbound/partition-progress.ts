@@ -47,6 +47,11 @@ export class PartitionProgress {
     return next;
   }
 
+  /** The lowest fetched offset not done yet: where fetching again must begin to skip nothing. */
+  get firstUnfinished(): string | undefined {
+    return this.head < this.offsets.length ? String(this.offsets[this.head]) : undefined;
+  }
+
   /** Records fetched and not done yet. */
   get outstanding(): number {
     return this.offsets.length - this.head;
