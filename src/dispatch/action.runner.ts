@@ -32,6 +32,8 @@ export interface PlannedAction {
 }
 
 const BUSY_RETRY_MS = 500;
+/** Abandoned handlings remembered at most (see `ActionRunner.abandoned`). */
+const MAX_ABANDONED = 10_000;
 
 /** One handling of one (event, template) action, from its claim to its status. */
 interface Handling {
@@ -58,6 +60,13 @@ type Settled = Exclude<ClaimResult, { kind: 'busy' }>;
 export class ActionRunner {
   private readonly logger = new Logger(ActionRunner.name);
   private readonly renewal: ClaimRenewal;
+  /**
+   * Per key, this process's last handling that ended without an outcome (a store or broker
+   * error, its record fetched again). Its claim is taken over at once by the next handling of
+   * the key here rather than waited out (`IDEMPOTENCY_CLAIM_TTL_MS`): a Redis failover mid-send
+   * otherwise stalled every action it touched for the claim's whole TTL.
+   */
+  private readonly abandoned = new Map<string, ClaimHolder>();
 
   constructor(
     private readonly config: AppConfig,
@@ -86,13 +95,28 @@ export class ActionRunner {
       key: `${event.id}:${template.name}`,
       holder: { instance: this.instance.id, handling: this.instance.nextHandling() },
     };
-    for (;;) {
-      const claim = await this.claim(handling);
-      if (claim.kind === 'done') return this.handledBefore(handling, claim.outcome);
-      const outcome = await this.outcomeOf(handling, claim.kind === 'reclaimed' && claim.maybeSent);
-      if (outcome) return this.finish(handling, outcome);
-      // The claim was lost before the request was written: whoever holds it now sends it, and
-      // claiming again learns its outcome.
+    try {
+      for (;;) {
+        const claim = await this.claim(handling);
+        if (claim.kind === 'done') return await this.handledBefore(handling, claim.outcome);
+        const maybeSent = claim.kind === 'reclaimed' && claim.maybeSent;
+        const outcome = await this.outcomeOf(handling, maybeSent);
+        if (outcome) return await this.finish(handling, outcome);
+        // The claim was lost before the request was written: whoever holds it now sends it, and
+        // claiming again learns its outcome.
+      }
+    } catch (error) {
+      this.abandon(handling.key, handling.holder);
+      throw error;
+    }
+  }
+
+  /** Bounded: a key whose record went to another process after a rebalance is never asked again. */
+  private abandon(key: string, holder: ClaimHolder): void {
+    this.abandoned.delete(key);
+    this.abandoned.set(key, holder);
+    if (this.abandoned.size > MAX_ABANDONED) {
+      this.abandoned.delete(this.abandoned.keys().next().value as string);
     }
   }
 
@@ -103,8 +127,13 @@ export class ActionRunner {
    */
   private async claim({ key, holder }: Handling): Promise<Settled> {
     for (;;) {
-      const claim = await this.store.claim(key, holder, this.config.idempotency.claimTtlMs);
-      if (claim.kind !== 'busy') return claim;
+      const abandoned = this.abandoned.get(key);
+      const ttl = this.config.idempotency.claimTtlMs;
+      const claim = await this.store.claim(key, holder, ttl, abandoned);
+      if (claim.kind !== 'busy') {
+        if (abandoned) this.abandoned.delete(key);
+        return claim;
+      }
       await this.clock.sleep(BUSY_RETRY_MS);
     }
   }

@@ -1,6 +1,7 @@
 -- Claims KEYS[i] for holder ARGV[3 + i]. ARGV[1..3]: now (ms), the claim's TTL (ms), retention (s);
--- ARGV[3 + #KEYS + i]: an instance the caller found not alive ('' for none), whose unexpired
--- claim on KEYS[i] may be taken over. Replies, one per key: 'claimed', 'reclaimed',
+-- ARGV[3 + #KEYS + i]: an instance the caller found not alive, or a holder (instance/handling)
+-- of the caller's process that gave KEYS[i] up without an outcome ('' for none), whose
+-- unexpired claim on KEYS[i] may be taken over. Replies, one per key: 'claimed', 'reclaimed',
 -- 'reclaimed-maybe-sent', the key's 'done|…' outcome, or 'held|<instance>' while another
 -- instance's claim is unexpired: whether that instance is alive is its own key, in another hash
 -- slot, so the caller asks and claims again naming it if it is not (redis-idempotency.store.ts).
@@ -24,7 +25,9 @@ for i, key in ipairs(KEYS) do
     else
       if owner then
         local instance = string.match(owner, '^(.*)/[^/]*$')
-        if tonumber(expires) > now and instance ~= dead then reply = 'held|' .. instance end
+        if tonumber(expires) > now and instance ~= dead and owner ~= dead then
+          reply = 'held|' .. instance
+        end
       end
       if not reply then
         -- Unless the claim never reached 'sending', a request may have been written: the new

@@ -46,7 +46,17 @@ export interface IdempotencyStore {
   heartbeat(instance: string, ttlMs: number): Promise<void>;
   /** Says `instance` stopped: its remaining claims can be taken over at once. */
   retire(instance: string): Promise<void>;
-  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult>;
+  /**
+   * `abandoned`: a holder of this process whose handling of the key ended without an outcome (a
+   * store or broker error); its claim is taken over at once rather than waited out, as if its
+   * process had stopped, and what its mark said (`maybeSent`) holds as for any takeover.
+   */
+  claim(
+    key: string,
+    holder: ClaimHolder,
+    claimTtlMs: number,
+    abandoned?: ClaimHolder,
+  ): Promise<ClaimResult>;
   /** Extends a claim; false when it is no longer this holder's. */
   renew(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<boolean>;
   /**

@@ -35,7 +35,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return Promise.resolve();
   }
 
-  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult> {
+  claim(
+    key: string,
+    holder: ClaimHolder,
+    claimTtlMs: number,
+    abandoned?: ClaimHolder,
+  ): Promise<ClaimResult> {
     const now = this.now();
     const entry = this.entries.get(key);
     if (entry?.kind === 'done' && entry.expiresAt > now) {
@@ -45,7 +50,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (entry?.kind === 'claim') {
       if (entry.holder === id) return Promise.resolve({ kind: 'claimed' });
       const ownerAlive = (this.alive.get(entry.instance) ?? 0) > now;
-      if (ownerAlive && entry.expiresAt > now) return Promise.resolve({ kind: 'busy' });
+      const given = abandoned !== undefined && entry.holder === holderId(abandoned);
+      if (ownerAlive && entry.expiresAt > now && !given) return Promise.resolve({ kind: 'busy' });
     }
     this.entries.set(key, {
       kind: 'claim',

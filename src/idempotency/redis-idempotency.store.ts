@@ -44,6 +44,8 @@ interface ClaimRequest {
   key: string;
   holder: string;
   claimTtlMs: number;
+  /** A holder of this process that gave the key up without an outcome: taken over at once. */
+  abandoned: string;
 }
 
 /**
@@ -143,8 +145,18 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.del(this.liveKey(instance));
   }
 
-  claim(key: string, holder: ClaimHolder, claimTtlMs: number): Promise<ClaimResult> {
-    return this.claims.call({ key: this.prefix + key, holder: holderId(holder), claimTtlMs });
+  claim(
+    key: string,
+    holder: ClaimHolder,
+    claimTtlMs: number,
+    abandoned?: ClaimHolder,
+  ): Promise<ClaimResult> {
+    return this.claims.call({
+      key: this.prefix + key,
+      holder: holderId(holder),
+      claimTtlMs,
+      abandoned: abandoned ? holderId(abandoned) : '',
+    });
   }
 
   /** One script call for the claims of a turn: a fetched batch's actions claim together. */
@@ -156,7 +168,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       return Promise.all(requests.map((r) => this.claimMany([r]).then(([result]) => result)));
     }
     const now = String(this.now());
-    const replies = await this.claimScript(requests, now, ttl, []);
+    const replies = await this.claimScript(
+      requests,
+      now,
+      ttl,
+      requests.map((r) => r.abandoned),
+    );
     // A claim another instance holds is that instance's while it is alive: its heartbeat key
     // is asked here, in one round trip, and the claims of the ones that stopped are taken over.
     const held = [...new Set(replies.map(heldBy).filter((i) => i !== undefined))];

@@ -126,6 +126,26 @@ export function idempotencyStoreContract(
     expect(await store.claim(k, a2, 10_000)).toEqual({ kind: 'reclaimed', maybeSent: true });
   });
 
+  it("takes over at once a claim this process's earlier handling gave up, keeping its mark", async () => {
+    const k = key();
+    const first = { instance: 'x', handling: '1' };
+    const second = { instance: 'x', handling: '2' };
+    const third = { instance: 'x', handling: '3' };
+    await store.heartbeat('x', 60_000);
+    expect(await store.claim(k, first, 60_000)).toEqual({ kind: 'claimed' });
+    expect(await store.markSending([{ key: k, holder: first }])).toEqual(new Set([k]));
+    // The same process, its instance alive: without naming the holder it gave up, it waits.
+    expect(await store.claim(k, second, 60_000)).toEqual({ kind: 'busy' });
+    // Naming another holder than the one that holds it changes nothing.
+    expect(await store.claim(k, second, 60_000, third)).toEqual({ kind: 'busy' });
+    expect(await store.claim(k, second, 60_000, first)).toEqual({
+      kind: 'reclaimed',
+      maybeSent: true,
+    });
+    // Now second's: naming first again takes nothing from it.
+    expect(await store.claim(k, third, 60_000, first)).toEqual({ kind: 'busy' });
+  });
+
   it('takes over a claim that outlived its TTL even while its instance beats', async () => {
     const k = key();
     await store.claim(k, a, 1_000);
