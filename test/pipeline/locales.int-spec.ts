@@ -91,12 +91,19 @@ describe('locales: each reader gets the copy of their locale, one request per co
     return byCopy;
   }
 
+  /**
+   * The sent results, each once: a record delivered again (a rebalance as the consumer joins)
+   * publishes its result again under the same CloudEvent id, which consumers deduplicate by.
+   */
+  function sentResults(): EmailCampaignSentV1[] {
+    const all = fixture.collector.results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+    return [...new Map(all.map((r) => [r.id, r])).values()];
+  }
+
   it('answers every event with the locale of the copy it was sent', async () => {
     const sent = await waitFor(
       () => {
-        const r = fixture.collector.results<EmailCampaignSentV1>(
-          fixture.topics.TOPIC_CAMPAIGN_SENT,
-        );
+        const r = sentResults();
         return r.length >= expected.size ? r : undefined;
       },
       { what: 'a sent result for every sign-up and order' },
@@ -117,7 +124,7 @@ describe('locales: each reader gets the copy of their locale, one request per co
     expect(arabic.body.body).toContain('<html lang="ar" dir="rtl">');
 
     // Each request carries exactly the readers whose copy it is, and their results name it.
-    const sent = fixture.collector.results<EmailCampaignSentV1>(fixture.topics.TOPIC_CAMPAIGN_SENT);
+    const sent = sentResults();
     const emailOf = new Map<string, string>([
       ...signUps.map((e): [string, string] => [e.id, e.data.email]),
       ...orders.map((e): [string, string] => [e.id, e.data.customer.email]),
@@ -152,17 +159,20 @@ describe('locales: each reader gets the copy of their locale, one request per co
 
   it('counts the unknown and the malformed locale, and the default asked for not at all', async () => {
     const { values } = await metrics.localeFallbacks.get();
-    const counted = values.map((v) => ({ ...v.labels, value: v.value }));
+    // Counted when an event is planned: once, or once more if its record was delivered again
+    // (a rebalance as the consumer joins); one event each, so never more than twice.
+    const seen = (value: number) => value >= 1 && value <= 2;
+    const counted = values.map((v) => ({ ...v.labels, counted: seen(v.value) }));
     expect(counted).toEqual(
       expect.arrayContaining([
-        { template: 'welcome', reason: 'unknown', value: 1 },
-        { template: 'welcome', reason: 'malformed', value: 1 },
+        { template: 'welcome', reason: 'unknown', counted: true },
+        { template: 'welcome', reason: 'malformed', counted: true },
       ]),
     );
     expect(counted).toHaveLength(2);
     const zones = await metrics.timeZoneFallbacks.get();
-    expect(zones.values.map((v) => ({ ...v.labels, value: v.value }))).toEqual([
-      { template: 'order-confirmation', value: 1 },
+    expect(zones.values.map((v) => ({ ...v.labels, counted: seen(v.value) }))).toEqual([
+      { template: 'order-confirmation', counted: true },
     ]);
   });
 });
