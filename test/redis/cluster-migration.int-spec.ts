@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { CampaignRequest, ContactListRequest } from '../../src/email-api/vendor.types';
+import { askRedis } from '../support/ask-redis';
 import { order, signUp } from '../support/events';
 import { freePort } from '../support/free-port';
 import { groupLag, uniqueName, waitFor } from '../support/kafka-helpers';
@@ -45,7 +45,7 @@ describe('moving a deployment from one Redis to a Redis Cluster', () => {
       ],
       { stdio: 'ignore' },
     );
-    await waitFor(() => ask(singlePort, password, ['PING']).catch(() => undefined), {
+    await waitFor(() => askRedis(singlePort, password, 'PING').catch(() => undefined), {
       what: 'the single Redis to answer',
     });
     group = await RedisClusterGroup.start({ password });
@@ -169,19 +169,3 @@ describe('moving a deployment from one Redis to a Redis Cluster', () => {
     return accepted<ContactListRequest>(false);
   }
 });
-
-async function ask(port: number, password: string, command: string[]): Promise<unknown> {
-  const client = new Redis(port, '127.0.0.1', {
-    password,
-    lazyConnect: true,
-    retryStrategy: () => null,
-    maxRetriesPerRequest: 0,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(command[0], ...command.slice(1));
-  } finally {
-    client.disconnect();
-  }
-}

@@ -24,7 +24,8 @@ export async function freePortRun(count: number): Promise<number> {
   throw new Error(`no ${count} consecutive free ports found`);
 }
 
-function isFree(port: number): Promise<boolean> {
+/** Whether nothing listens on the loopback `port` right now. */
+export function isFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

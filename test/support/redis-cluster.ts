@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { askRedis } from './ask-redis';
+import { isFree } from './free-port';
 import { waitFor } from './kafka-helpers';
 
 export interface RedisClusterOptions {
@@ -194,7 +194,7 @@ export class RedisClusterGroup {
 
   /** Runs one command on the node on `port`, with the cluster's password. */
   ask(port: number, ...command: string[]): Promise<unknown> {
-    return askNode(port, this.options.password, command);
+    return askRedis(port, this.options.password, ...command);
   }
 
   pid(port: number): number | undefined {
@@ -258,28 +258,6 @@ export class RedisClusterGroup {
   }
 }
 
-async function askNode(
-  port: number,
-  password: string | undefined,
-  command: string[],
-): Promise<unknown> {
-  const client = new Redis(port, '127.0.0.1', {
-    password,
-    lazyConnect: true,
-    retryStrategy: () => null,
-    maxRetriesPerRequest: 0,
-  });
-  // A refused connection (a node starting, or killed) rejects the command below; without a
-  // listener ioredis would also print it as an unhandled error event.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(command[0], ...command.slice(1));
-  } finally {
-    client.disconnect();
-  }
-}
-
 /**
  * `count` loopback ports, each free with its bus port (port + 10000) free too, all below Linux's
  * ephemeral range (32768) so that no client connection takes one between the check and the bind.
@@ -292,12 +270,4 @@ async function clusterPorts(count: number): Promise<number[]> {
     if (free.every(Boolean)) return ports;
   }
   throw new Error(`no ${count} free cluster ports (with their bus ports) found`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { askRedis } from './ask-redis';
 import { freePort } from './free-port';
 import { waitFor } from './kafka-helpers';
 
@@ -219,21 +219,7 @@ export class RedisSentinelGroup {
     );
   }
 
-  private async ask(port: number, password: string, ...command: string[]): Promise<unknown> {
-    const client = new Redis(port, '127.0.0.1', {
-      password,
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    // A refused connection (a node still starting, or killed) rejects the command below; without
-    // a listener ioredis would also print it as an unhandled error event.
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return await client.call(command[0], ...command.slice(1));
-    } finally {
-      client.disconnect();
-    }
+  private ask(port: number, password: string, ...command: string[]): Promise<unknown> {
+    return askRedis(port, password, ...command);
   }
 }
