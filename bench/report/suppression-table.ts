@@ -56,7 +56,6 @@ function row(runs: SuppressionResult[]): string {
   const statuses = [...new Set(runs.map((r) => r.status))].join(', ');
   if (done.length === 0)
     return `| ${whole(runs[0].entries)} | — | — | — | — | — | — | — | ${statuses} |`;
-  const mid = (values: number[]) => median(values);
   const cpu = done.flatMap((r) => (r.cpuMsPer1kEvents === null ? [] : [r.cpuMsPer1kEvents]));
   const machine = done.flatMap((r) => (r.hostCpuMsPer1k ? [r.hostCpuMsPer1k.machine] : []));
   const rates = done.map((r) => r.eventsPerSecond);
@@ -66,13 +65,13 @@ function row(runs: SuppressionResult[]): string {
     r.vendor.recipientsPerRequest === null ? [] : [r.vendor.recipientsPerRequest],
   );
   return (
-    `| ${whole(runs[0].entries)} | ${whole(mid(done.map((r) => r.events)))} | ` +
-    `${whole(mid(done.map((r) => r.suppressedSignUps)))} | ` +
-    `${whole(mid(done.map((r) => r.vendor.campaignRequests)))} | ` +
-    `${perRequest.length > 0 ? mid(perRequest).toFixed(1) : '—'} | ` +
-    `${cpu.length > 0 ? `**${whole(mid(cpu))}**${range(cpu, whole)}` : '—'} | ` +
-    `${machine.length > 0 ? whole(mid(machine)) : '—'} | ` +
-    `${fmt(mid(rates))}${range(rates, fmt)} | ${statuses} |`
+    `| ${whole(runs[0].entries)} | ${whole(median(done.map((r) => r.events)))} | ` +
+    `${whole(median(done.map((r) => r.suppressedSignUps)))} | ` +
+    `${whole(median(done.map((r) => r.vendor.campaignRequests)))} | ` +
+    `${perRequest.length > 0 ? median(perRequest).toFixed(1) : '—'} | ` +
+    `${cpu.length > 0 ? `**${whole(median(cpu))}**${range(cpu, whole)}` : '—'} | ` +
+    `${machine.length > 0 ? whole(median(machine)) : '—'} | ` +
+    `${fmt(median(rates))}${range(rates, fmt)} | ${statuses} |`
   );
 }
 

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config/app-config';
 import type { ResultPublisher } from '../outbound/result.publisher';
 import { MemoryUnsubscribeOutbox } from './memory-unsubscribe.outbox';
-import { Registry } from 'prom-client';
+import { MetricsService } from '../metrics/metrics.service';
 import { UnsubscribeDrain } from './unsubscribe.drain';
 import { UnsubscribeMetrics } from './unsubscribe.metrics';
 import type { PendingUnsubscribe } from './unsubscribe.outbox';
@@ -38,7 +38,7 @@ describe(UnsubscribeDrain.name, () => {
         return Promise.resolve();
       },
     } as unknown as ResultPublisher;
-    const metrics = UnsubscribeMetrics.on(new Registry());
+    const metrics = new UnsubscribeMetrics(new MetricsService());
     const drain = new UnsubscribeDrain(outbox, publisher, config, metrics);
 
     drain.kick();

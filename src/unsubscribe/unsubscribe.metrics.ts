@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 
 /**
@@ -32,10 +32,5 @@ export class UnsubscribeMetrics {
       help: '1 while unsubscribe events wait in the outbox because publishing them failed',
       registers: [metrics.registry],
     });
-  }
-
-  /** A stand-alone set on its own registry, for a listener or drain built outside Nest. */
-  static on(registry: Registry): UnsubscribeMetrics {
-    return new UnsubscribeMetrics({ registry } as MetricsService);
   }
 }

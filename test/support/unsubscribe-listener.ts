@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { Registry } from 'prom-client';
 import type { AppConfig } from '../../src/config/app-config';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { MemoryUnsubscribeOutbox } from '../../src/unsubscribe/memory-unsubscribe.outbox';
 import type { SuppressionScope, SuppressionWriter } from '../../src/unsubscribe/suppression-writer';
 import type { UnsubscribeDrain } from '../../src/unsubscribe/unsubscribe.drain';
@@ -43,7 +43,7 @@ export class ListenerFixture {
   readonly outbox = new MemoryUnsubscribeOutbox();
   readonly kicks = { count: 0 };
   readonly logs: string[] = [];
-  readonly metrics = UnsubscribeMetrics.on(new Registry());
+  readonly metrics = new UnsubscribeMetrics(new MetricsService());
   listener!: UnsubscribeListener;
 
   async start(settings: { ratePerMinute?: number; trustedProxies?: number } = {}): Promise<this> {
