@@ -159,9 +159,9 @@ describe('locales: each reader gets the copy of their locale, one request per co
 
   it('counts the unknown and the malformed locale, and the default asked for not at all', async () => {
     const { values } = await metrics.localeFallbacks.get();
-    // Counted when an event is planned: once, or once more if its record was delivered again
-    // (a rebalance as the consumer joins); one event each, so never more than twice.
-    const seen = (value: number) => value >= 1 && value <= 2;
+    // Counted each time an event is planned: a record delivered again (one rebalance or more as
+    // the consumer joins) counts again, so the count is at least one, not exactly one.
+    const seen = (value: number) => value >= 1;
     const counted = values.map((v) => ({ ...v.labels, counted: seen(v.value) }));
     expect(counted).toEqual(
       expect.arrayContaining([
