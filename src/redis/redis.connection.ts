@@ -63,7 +63,11 @@ export class RedisConnection {
   private closes = 0;
   private reachable = true;
   private lastError?: string;
-  private pingSentAt?: number;
+  /**
+   * The PINGs in flight, by the connection each went on, and when it was sent: one to a single
+   * Redis, one to each primary of a cluster (each has its own connection, and any one may hang).
+   */
+  private readonly pings = new Map<RedisClient, number>();
   private readonly pingTimer: NodeJS.Timeout;
   /** The service is stopping: an unreachable Redis is given up rather than waited for. */
   private stopping = false;
@@ -178,27 +182,40 @@ export class RedisConnection {
    * that ended before the tick.
    */
   private unansweredPing(): string | undefined {
-    const waited = this.pingSentAt === undefined ? 0 : this.now() - this.pingSentAt;
-    if (waited < this.options.pingTimeoutMs) return undefined;
-    const problem = `no answer to PING for ${waited} ms`;
+    const primaries = new Set(this.pingTargets());
+    let oldest: [RedisClient, number] | undefined;
+    for (const [target, sentAt] of this.pings) {
+      // A node that is no longer a primary (failed over, or gone) speaks for no slot.
+      if (!primaries.has(target)) this.pings.delete(target);
+      else if (oldest === undefined || sentAt < oldest[1]) oldest = [target, sentAt];
+    }
+    const waited = oldest === undefined ? 0 : this.now() - oldest[1];
+    if (oldest === undefined || waited < this.options.pingTimeoutMs) return undefined;
+    const from = oldest[0] === this.client ? '' : ` from ${nodeName(oldest[0])}`;
+    const problem = `no answer to PING${from} for ${waited} ms`;
     this.lost(problem);
     return problem;
   }
 
   private ping(): void {
-    if (this.pingSentAt !== undefined) {
-      if (this.client.status === 'ready') this.unansweredPing();
-      return;
-    }
     if (this.client.status !== 'ready') return; // reconnecting: the error listener has said so
-    this.pingSentAt = this.now();
-    this.client.ping().then(
-      () => {
-        this.pingSentAt = undefined;
-        this.regained();
-      },
-      () => (this.pingSentAt = undefined), // a lost connection, which its error event reports
-    );
+    this.unansweredPing();
+    for (const target of this.pingTargets()) {
+      if (this.pings.has(target)) continue; // still waiting for its answer
+      this.pings.set(target, this.now());
+      target.ping().then(
+        () => {
+          this.pings.delete(target);
+          this.regained();
+        },
+        () => this.pings.delete(target), // a lost connection, which its error event reports
+      );
+    }
+  }
+
+  /** What a PING goes to: the one Redis, or every primary of a cluster. */
+  private pingTargets(): RedisClient[] {
+    return this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
   }
 
   /** Said once per outage, not once per reconnection attempt or unanswered PING. */
@@ -316,6 +333,12 @@ function clientFor(target: RedisTarget): RedisClient {
       tls: url.protocol === 'rediss:' ? {} : undefined,
     },
   });
+}
+
+/** `host:port` of a cluster node's connection, for a log line. */
+function nodeName(node: RedisClient): string {
+  const { host, port } = node.options as { host?: string; port?: number };
+  return `${host}:${port}`;
 }
 
 function isSentinelTarget(target: RedisTarget): target is SentinelTarget {
