@@ -24,6 +24,7 @@ const WINDOW_MS = 20_000;
  * copies everything into the cluster; the service starts on the cluster with the group's
  * offsets reset to the start, so that every event is delivered again. Nothing may be sent
  * twice, and the window opened on the single Redis must close on the cluster with every order.
+ * As a control, one sign-up's keys are left out of the copy: that sign-up alone is sent again.
  */
 describe('moving a deployment from one Redis to a Redis Cluster', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mailbridge-single-redis-'));
@@ -59,7 +60,7 @@ describe('moving a deployment from one Redis to a Redis Cluster', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends nothing twice and closes the open window on the cluster with every order', async () => {
+  it('sends nothing copied twice and closes the open window on the cluster with every order', async () => {
     // Orders placed at the start of the next window: it stays open through the move.
     const windowStart = Math.ceil(Date.now() / WINDOW_MS) * WINDOW_MS + 100;
     const orders = Array.from({ length: 8 }, (_, i) =>
@@ -96,6 +97,17 @@ describe('moving a deployment from one Redis to a Redis Cluster', () => {
     await fixture.stopService(app);
     expect(Date.now()).toBeLessThan(windowStart + WINDOW_MS); // the window is still open
     expect(listsCreated()).toEqual([]);
+    // The control: one sign-up's outcome is not copied. It alone must be emailed again on the
+    // cluster, which shows that the copy, not chance, keeps every other from a second email.
+    const uncopied = signUps[0];
+    const left = (await askRedis(
+      singlePort,
+      password,
+      'KEYS',
+      `${fixture.keyPrefix}${uncopied.id}:*`,
+    )) as string[];
+    expect(left).toHaveLength(1);
+    await askRedis(singlePort, password, 'DEL', ...left);
     const moved = spawnSync(
       'bash',
       [SCRIPT, `127.0.0.1:${singlePort}`, group.addresses[0], fixture.keyPrefix],
@@ -148,6 +160,7 @@ describe('moving a deployment from one Redis to a Redis Cluster', () => {
     const expected = [
       ...signUps.map((e) => e.data.email),
       ...orders.map((o) => o.data.customer.email),
+      uncopied.data.email,
     ];
     expect(emails.sort()).toEqual(expected.sort());
     expect(listsCreated()).toHaveLength(1);
