@@ -312,10 +312,7 @@ describe(CampaignBatcher.name, () => {
       new CampaignBatcher(
         sender,
         { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
-        undefined,
-        undefined,
-        undefined,
-        check,
+        { suppression: check },
       );
 
     it('withholds suppressed recipients, asking once per request, and tells each caller which', async () => {
@@ -358,10 +355,7 @@ describe(CampaignBatcher.name, () => {
       const batcher = new CampaignBatcher(
         sender,
         { maxRecipients: 10, maxBytes: 1e6, lingerMs: 10 },
-        ledger,
-        undefined,
-        undefined,
-        check,
+        { ledger, suppression: check },
       );
       const results = await batcher.add('k', content, [recipient(1)], {
         claim: claim(1),
@@ -430,7 +424,7 @@ describe(CampaignBatcher.name, () => {
       const batcher = new CampaignBatcher(
         sender,
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
-        ledger,
+        { ledger },
       );
       const first = batcher.add('k', content, [recipient(1)], {
         claim: claim(1),
@@ -491,7 +485,7 @@ describe(CampaignBatcher.name, () => {
       const batcher = new CampaignBatcher(
         sender,
         { maxRecipients: 2, maxBytes: 1e6, lingerMs: 10_000 },
-        store,
+        { ledger: store },
       );
       const kept = batcher.add('k', content, [recipient(1)], {
         claim: claim(1),

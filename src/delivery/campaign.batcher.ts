@@ -50,6 +50,19 @@ export interface CampaignBatcherOptions {
   windowRecords?: number;
 }
 
+/**
+ * What a batcher works with beside the vendor, by name: each is optional, and a test leaves out
+ * what it does not need.
+ */
+export interface CampaignBatcherPeers {
+  /** Marks each request's claims `sending` just before it is written; none: nothing marked. */
+  ledger?: SendLedger;
+  /** Checks each request's recipients against the suppression list; none: nobody withheld. */
+  suppression?: SuppressionCheck;
+  tracing?: Pick<Tracing, 'vendorRequest'>;
+  clock?: Clock;
+}
+
 interface OpenBatch {
   content: CampaignContent;
   entries: Entry[];
@@ -88,15 +101,21 @@ const RECHECK_MIN_MS = 10;
 export class CampaignBatcher {
   private readonly open = new Map<string, OpenBatch>();
   private stopped = false;
+  private readonly ledger?: SendLedger;
+  private readonly suppression?: SuppressionCheck;
+  private readonly tracing?: Pick<Tracing, 'vendorRequest'>;
+  private readonly clock: Clock;
 
   constructor(
     private readonly sender: CampaignSender,
     private readonly options: CampaignBatcherOptions,
-    private readonly ledger?: SendLedger,
-    private readonly tracing?: Pick<Tracing, 'vendorRequest'>,
-    private readonly clock: Clock = systemClock,
-    private readonly suppression?: SuppressionCheck,
-  ) {}
+    { ledger, suppression, tracing, clock = systemClock }: CampaignBatcherPeers = {},
+  ) {
+    this.ledger = ledger;
+    this.suppression = suppression;
+    this.tracing = tracing;
+    this.clock = clock;
+  }
 
   /** Adds one caller's recipients; resolves with what became of them once they are answered. */
   add(

@@ -66,10 +66,7 @@ import { SuppressionModule } from '../suppression/suppression.module';
             waiting: () => backlog.waiting(),
             windowRecords: consumer.maxInFlight,
           },
-          store,
-          tracing,
-          clock,
-          suppression,
+          { ledger: store, suppression, tracing, clock },
         ),
     },
     {

@@ -119,7 +119,7 @@ describe('a request whose holder gave it back while a retry waited', () => {
       const batcher = new CampaignBatcher(
         client,
         { maxRecipients: 1, maxBytes: 1_000_000, lingerMs: 1 },
-        claims,
+        { ledger: claims },
       );
       const content = {
         campaignId: 'handover',

@@ -80,7 +80,7 @@ describe('one record per outcome, published as recorded', () => {
     const batcher = new CampaignBatcher(
       client,
       { maxRecipients: 3, maxBytes: 1_000_000, lingerMs: 10_000 },
-      store,
+      { ledger: store },
     );
     const trouble = new VendorTrouble(config, new VendorGate(), metrics);
     const published: Array<{ eventId: string; outcome: ActionOutcome }> = [];
