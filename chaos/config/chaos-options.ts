@@ -13,7 +13,7 @@ export const CLUSTER_SCENARIOS = [
   'redis-failover',
   'redis-cluster-failover',
 ] as const;
-/** What `--scenario both` (the default) runs: the two of issue 51. */
+/** What `--scenario both` (the default) runs: a broker lost, and a Sentinel-managed primary lost. */
 const BOTH: Scenario[] = ['broker-loss', 'redis-failover'];
 export type Scenario = 'single' | (typeof CLUSTER_SCENARIOS)[number];
 

@@ -1,5 +1,5 @@
 import { slowestStop } from '../analysis/verdict';
-import type { ChaosOptions } from '../config/chaos-options';
+import type { ChaosOptions, Scenario } from '../config/chaos-options';
 import type { ChaosReport, ChaosRunReport } from './chaos-report';
 import { summaryTable } from './summary-table';
 
@@ -31,18 +31,27 @@ export function markdownReport(report: ChaosReport): string {
   return lines.join('\n') + '\n';
 }
 
-/** A `--cluster` run's infrastructure and its two scenarios, older reports having neither. */
-function clusterSetup(o: ChaosOptions): string {
+/** A `--cluster` run's infrastructure and the scenarios it ran, older reports having neither. */
+export function clusterSetup(o: ChaosOptions): string {
+  const sentinels =
+    'a Redis primary with two replicas under three Sentinels (the service on REDIS_SENTINELS, ' +
+    'REDIS_WAIT_REPLICAS 1 by default)';
+  const described: Record<Exclude<Scenario, 'single'>, string> = {
+    'broker-loss':
+      `on ${sentinels}, ${o.brokerKills} kill -9 of the broker that coordinates the group and leads every ` +
+      'input and result partition (placed so before the load), revived on its data 10-25 s later',
+    'redis-failover':
+      `on ${sentinels}, ${o.redisFailovers} kill -9 of the Redis primary, a replica promoted by Sentinel, ` +
+      'the old node back as a replica 5-15 s later',
+    'redis-cluster-failover':
+      'on a Redis Cluster of three primaries and three replicas (REDIS_CLUSTER_NODES, REDIS_WAIT_REPLICAS 1 ' +
+      `by default), ${o.redisFailovers} kill -9 of the primary holding the most keys, its replica promoted by ` +
+      'the cluster, the old node back as a replica 5-15 s later',
+  };
+  const scenarios = o.scenarios.filter((s): s is Exclude<Scenario, 'single'> => s !== 'single');
   return (
-    'three KRaft brokers (replication factor 3, min.insync.replicas 2) and a Redis primary with two replicas ' +
-    'under three Sentinels (the service on REDIS_SENTINELS, REDIS_WAIT_REPLICAS 1 by default); ' +
-    `scenario broker-loss: ${o.brokerKills} kill -9 of the broker that coordinates the group and leads every ` +
-    'input and result partition (placed so before the load), revived on its data 10-25 s later; ' +
-    `scenario redis-failover: ${o.redisFailovers} kill -9 of the Redis primary, a replica promoted by Sentinel, ` +
-    'the old node back as a replica 5-15 s later; ' +
-    `scenario redis-cluster-failover: the service on a Redis Cluster of three primaries and three replicas ` +
-    `(REDIS_CLUSTER_NODES), ${o.redisFailovers} kill -9 of the primary holding the most keys, its replica ` +
-    'promoted by the cluster, the old node back as a replica 5-15 s later; ' +
+    'three KRaft brokers (replication factor 3, min.insync.replicas 2); ' +
+    scenarios.map((s) => `scenario ${s}: ${described[s]}; `).join('') +
     'each scenario with the instance faults as well'
   );
 }
