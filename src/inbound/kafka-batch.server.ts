@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { ConsumerStatus } from './consumer-status';
-import type { ConsumedRecord } from '../kafka/consumed-record';
+import { toConsumedRecord, type ConsumedRecord } from '../kafka/consumed-record';
 import type { MetricsService } from '../metrics/metrics.service';
 import {
   CONSUMER_RETRIES,
@@ -244,7 +244,7 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
     while (next < messages.length && !this.stopping && payload.isRunning() && !payload.isStale()) {
       const admitted: ConsumedRecord[] = [];
       for (; next < messages.length; next++) {
-        const record = toInbound(topic, partition, messages[next]);
+        const record = toConsumedRecord(topic, partition, messages[next]);
         if (!this.records.tryAdmit(record)) break;
         admitted.push(record);
       }
@@ -375,26 +375,4 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
 function asError(failure: unknown): Error {
   if (failure instanceof Error) return failure;
   return new Error(`record handler failed: ${JSON.stringify(failure)}`);
-}
-
-function toInbound(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
-  return {
-    topic,
-    partition,
-    offset: message.offset,
-    timestamp: message.timestamp,
-    timestampType: timestampTypeOf(message),
-    key: message.key,
-    value: message.value,
-    headers: message.headers ?? {},
-  };
-}
-
-/**
- * kafkajs decodes the record batch's timestamp type into each message's `batchContext` (1: the
- * broker's append time) without declaring it in its types.
- */
-function timestampTypeOf(message: KafkaMessage): 'CreateTime' | 'LogAppendTime' {
-  const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
-  return context?.timestampType === 1 ? 'LogAppendTime' : 'CreateTime';
 }
