@@ -117,6 +117,48 @@ describe(LivenessCheck.name, () => {
     expect(check.problem()).toBeUndefined();
   });
 
+  describe('a member its group dropped', () => {
+    const SESSION_MS = 30_000;
+    function joined() {
+      const setup = setUp();
+      setup.status.watchMembership(SESSION_MS);
+      setup.status.markJoined(setup.clock.now());
+      return setup;
+    }
+
+    it('fails once it has been out of its group for the stall time', () => {
+      const { check, clock } = joined();
+      clock.advance(SESSION_MS + STALL_MS - 1);
+      expect(check.problem()).toBeUndefined();
+      clock.advance(1);
+      expect(check.problem()).toMatch(/dropped from its consumer group 300 s ago/);
+    });
+
+    it('is alive for as long as the group hears its heartbeats', () => {
+      const { status, check, clock } = joined();
+      for (let i = 0; i < 1_000; i++) {
+        clock.advance(3_000);
+        status.heard(clock.now());
+      }
+      expect(status.droppedSince(clock.now())).toBeUndefined();
+      expect(check.problem()).toBeUndefined();
+    });
+
+    it('does not count time while the broker is unreachable, nor before it came back', () => {
+      const { check, clock } = joined();
+      const broker = new FakeDependency();
+      check.alsoWaitFor(broker);
+      broker.set(false);
+      clock.advance(10 * STALL_MS);
+      expect(check.problem()).toBeUndefined();
+      broker.set(true);
+      clock.advance(STALL_MS - 1);
+      expect(check.problem()).toBeUndefined();
+      clock.advance(1);
+      expect(check.problem()).toMatch(/dropped from its consumer group/);
+    });
+  });
+
   it('fails at once when the consumer crashed and will not be restarted', () => {
     const { status, check } = setUp();
     status.markFailed('consumer crashed (restart: false): KafkaJSNonRetriableError');

@@ -15,8 +15,9 @@ export interface WaitView {
 
 /**
  * Decides whether a restart would help, which is what `/health/live` tells the orchestrator. It
- * would when the consumer crashed and kafkajs will not restart it, or when fetched records have
- * made no progress for `stallMs` while nothing they wait for was away. A closed vendor gate is a
+ * would when the consumer crashed and kafkajs will not restart it, when fetched records have
+ * made no progress for `stallMs` while nothing they wait for was away, or when the group dropped
+ * this member and it has not joined again for `stallMs` while the broker answers. A closed vendor gate is a
  * wait the service chose (the vendor refused or kept failing), and an unreachable Redis or broker
  * is not cured by a new process either: a restart would only wait again. So the stall clock
  * counts only while the gate is open and the dependencies answer, from the moment the last of
@@ -52,9 +53,16 @@ export class LivenessCheck {
   problem(): string | undefined {
     const failure = this.consumer.failure;
     if (failure !== undefined) return `the consumer stopped and will not restart (${failure})`;
+    if (this.waits.some((w) => !w.available)) return undefined;
+    const now = this.now();
+    const dropped = this.consumer.droppedSince(now);
+    if (dropped !== undefined && now - Math.max(dropped, this.lastReturnAt) >= this.stallMs) {
+      const out = Math.round((now - dropped) / 1000);
+      return `dropped from its consumer group ${out} s ago and not joined again, while Redis and the broker answer`;
+    }
     const since = this.consumer.stalledSince;
-    if (since === undefined || this.waits.some((w) => !w.available)) return undefined;
-    const stalledMs = this.now() - Math.max(since, this.lastReturnAt);
+    if (since === undefined) return undefined;
+    const stalledMs = now - Math.max(since, this.lastReturnAt);
     if (stalledMs < this.stallMs) return undefined;
     return `no record finished for ${Math.round(stalledMs / 1000)} s while records wait, the vendor gate is open and Redis and the broker answer`;
   }

@@ -17,6 +17,11 @@ interface PartitionWork {
  * Work is tracked per partition, from fetched to finished, and survives a consumer restart as
  * long as the partition stays assigned: a consumer that crashes on the same record over and over
  * keeps its lag, so the stall clock keeps running.
+ *
+ * Membership is watched too: a member the group has not heard from (a join or a heartbeat) for
+ * its session timeout has been dropped by the broker, whatever kafkajs believes, and is not
+ * ready until the group hears from it again (a frozen or starved process, or a rejoin that does
+ * not complete).
  */
 @Injectable()
 export class ConsumerStatus {
@@ -28,16 +33,42 @@ export class ConsumerStatus {
   /** When work last moved: a record finished, or work appeared where there was none. */
   private progressAt = 0;
   private crashes = 0;
+  /** When the group last acknowledged this member: its join, or a heartbeat. */
+  private heardAt?: number;
+  /** The group's session timeout; none until the transport says (nothing is watched). */
+  private sessionTimeoutMs = Infinity;
 
   /** Whether the service has begun to stop ({@link markStopping}). */
   get stopping(): boolean {
     return this.stopBegun;
   }
 
-  markJoined(): void {
+  markJoined(now = Date.now()): void {
+    this.heard(now);
     if (this.fatal !== undefined || this.stopBegun) return;
     this.joined = true;
     this.problem = undefined;
+  }
+
+  /** The group drops a member it has not heard from for this long (`KAFKA_SESSION_TIMEOUT_MS`). */
+  watchMembership(sessionTimeoutMs: number): void {
+    this.sessionTimeoutMs = sessionTimeoutMs;
+  }
+
+  /** The group acknowledged this member: it joined, or a heartbeat was answered. */
+  heard(now = Date.now()): void {
+    this.heardAt = now;
+  }
+
+  /**
+   * Since when the group has dropped this member, judged by the session timeout having passed
+   * since it last heard from it; undefined while it is a member (or not joined at all, which
+   * readiness says on its own).
+   */
+  droppedSince(now = Date.now()): number | undefined {
+    if (!this.joined || this.heardAt === undefined) return undefined;
+    const droppedAt = this.heardAt + this.sessionTimeoutMs;
+    return now >= droppedAt ? droppedAt : undefined;
   }
 
   /**
@@ -135,11 +166,15 @@ export class ConsumerStatus {
   }
 
   get ready(): boolean {
-    return this.joined;
+    return this.joined && this.droppedSince() === undefined;
   }
 
   get reason(): string | undefined {
-    return this.joined ? undefined : (this.problem ?? 'consumer has not joined its group yet');
+    if (!this.joined) return this.problem ?? 'consumer has not joined its group yet';
+    const now = Date.now();
+    if (this.droppedSince(now) === undefined || this.heardAt === undefined) return undefined;
+    const silent = Math.round((now - this.heardAt) / 1000);
+    return `the group has not heard from this member for ${silent} s, past its session timeout: dropped, and not joined again yet`;
   }
 
   /** Why the consumer will never consume again, if that is so. */

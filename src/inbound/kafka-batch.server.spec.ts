@@ -13,6 +13,7 @@ const EVENTS = {
   REBALANCING: 'consumer.rebalancing',
   CRASH: 'consumer.crash',
   COMMIT_OFFSETS: 'consumer.commit_offsets',
+  HEARTBEAT: 'consumer.heartbeat',
 };
 
 type Listener = (event: { payload: unknown }) => void;
@@ -316,6 +317,21 @@ describe(KafkaBatchServer.name, () => {
       expect.objectContaining({ maxBytesPerPartition: 131_072, maxBytes: 1_048_576 }),
     ]);
     await server.close();
+  });
+
+  it('is ready while the group hears from it, and not once a session timeout passed without', async () => {
+    const { consumer, status } = await start({ sessionTimeoutMs: 10_000 });
+    expect(status.ready).toBe(true);
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + 10_000);
+    try {
+      expect(status.ready).toBe(false);
+      expect(status.reason).toMatch(/not heard from this member for 10 s/);
+      consumer.emit(EVENTS.HEARTBEAT, {});
+      expect(status.ready).toBe(true);
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it('hands a batch over and returns before its records finish, so fetching goes on', async () => {

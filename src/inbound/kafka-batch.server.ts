@@ -208,6 +208,8 @@ export class KafkaBatchServer extends Server implements CustomTransportStrategy 
   }
 
   private watch(consumer: Consumer, committer: OffsetCommitter, pauses: FetchPauses): void {
+    this.consumerStatus.watchMembership(this.options.sessionTimeoutMs);
+    consumer.on(consumer.events.HEARTBEAT, () => this.consumerStatus.heard());
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       committer.assign(payload.memberAssignment);
       this.consumerStatus.assigned(payload.memberAssignment);
