@@ -243,6 +243,9 @@ export class RedisConnection {
       this.client instanceof Cluster ? [this.client, ...this.client.nodes()] : [this.client];
     for (const client of clients) {
       client.options.enableOfflineQueue = false; // later commands fail at once
+      // Auto-pipelining too: on a cluster that ended before it learned its slots (a stop while it
+      // connects), ioredis holds an auto-pipelined command for slots that never come.
+      client.options.enableAutoPipelining = false;
       client.disconnect();
       (client as unknown as { flushQueue(error: Error): void }).flushQueue(error);
     }
