@@ -17,11 +17,11 @@ export interface WaitView {
  * Decides whether a restart would help, which is what `/health/live` tells the orchestrator. It
  * would when the consumer crashed and kafkajs will not restart it, when fetched records have
  * made no progress for `stallMs` while nothing they wait for was away, or when the group dropped
- * this member and it has not joined again for `stallMs` while the broker answers. A closed vendor gate is a
- * wait the service chose (the vendor refused or kept failing), and an unreachable Redis or broker
- * is not cured by a new process either: a restart would only wait again. So the stall clock
- * counts only while the gate is open and the dependencies answer, from the moment the last of
- * them came back.
+ * this member and it has not joined again for `stallMs` while the broker answers. A closed
+ * vendor gate is a wait the service chose (the vendor refused or kept failing), and an
+ * unreachable Redis or broker is not cured by a new process either: a restart would only wait
+ * again. So both clocks count only while the gate is open and the dependencies answer, from the
+ * moment the last of them came back.
  */
 export class LivenessCheck {
   private readonly waits: WaitView[] = [];
